@@ -1,0 +1,1 @@
+//! One hook invocation. Being written.

@@ -1,0 +1,1 @@
+//! Registering reflect-hook in Claude Code settings. Being written.

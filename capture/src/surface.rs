@@ -1,0 +1,1 @@
+//! The change surface of a repository. Being written.
