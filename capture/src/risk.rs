@@ -1,22 +1,770 @@
-//! The diff risk floor (PRD §6). Being written.
+//! The diff risk floor (PRD §6): a pure, deterministic function from the paths a turn changed to a [`RiskVerdict`].
+//!
+//! # What it is, and what it is not
+//!
+//! The verdict is a **floor**, a minimum review requirement derived mechanically from *where* the diff lands. It
+//! never lowers a requirement that comes from elsewhere and is subordinate to every stronger signal; consumers
+//! apply the precedence **CI/tests > human merge > reviewer verdict > self-reflection**, and this floor only says
+//! "at least this much scrutiny, whatever the agent reported about itself".
+//!
+//! # The table
+//!
+//! Each path (with `\` normalised to `/`) is matched case-insensitively against every pattern; its surface is the
+//! highest-weight surface with any matching pattern, and the verdict's surface is the highest over all files:
+//!
+//! | surface | weight | upstream patterns (PRD §6, kept verbatim)                                                     |
+//! |---------|--------|-----------------------------------------------------------------------------------------------|
+//! | auth    | 1.0    | `auth` `login` `session` `token` `permission` `rbac` `credential` `secret`                    |
+//! | data    | 0.9    | `migration` `prisma` `schema` `\.sql` `entity` `repository` `seed`                            |
+//! | infra   | 0.85   | `docker` `\.woodpecker` `compose` `traefik` `deploy` `helm` `k8s` `terraform`                 |
+//! | build   | 0.6    | `package\.json` `tsconfig` `turbo\.json` `pnpm-` `\.config\.` `eslint` `vite`                 |
+//! | ui      | 0.4    | `\.tsx` `\.css` `components/` `apps/web/`                                                     |
+//! | test    | 0.2    | `\.spec\.` `\.test\.` `__tests__/`                                                            |
+//! | docs    | 0.1    | `\.md` `docs/`                                                                                |
+//! | none    | 0      | (nothing matched)                                                                             |
+//!
+//! `score` is the winning surface's weight and `needs_review = score >= threshold` (default
+//! [`DEFAULT_RISK_THRESHOLD`], so auth, data, infra and build need review; ui, test, docs and none do not).
+//!
+//! # Why the extensions
+//!
+//! The upstream table was written for a TypeScript monorepo: a Rust crate's `Cargo.toml`, a Go `go.mod`, a
+//! Python `tests/test_api.py` or a `.github/workflows/ci.yml` all classified as `none`. The extension patterns
+//! ([`EXTENSION_PATTERNS`]) teach the table the common layouts of Rust, Go, Python, JVM, Ruby, .NET, Swift, Elixir,
+//! Nix and CI systems. They are **additions only**: no upstream pattern is removed or changed, and because a path
+//! takes the *highest* matching surface, adding a pattern can only raise a path's surface, never lower it. Every
+//! upstream example keeps its result (the unit tests pin them). Where a bare substring would over-match, the
+//! extensions anchor on path separators (`(^|/)tests?/`), extensions (`\.tf$`) or word-ish boundaries
+//! (`(^|[/._-])sso([/._-]|$)`, because a bare `sso` is inside "processor"); deliberately absent are patterns such
+//! as `acl` (inside "oracle") or `ops/` (kernel code in ML repositories).
+//!
+//! The upstream patterns are substrings and over-match in places (`auth` also matches `AUTHORS`, `token` matches
+//! `tokenizer.rs`, `seed` matches `seedling`); that is upstream behaviour, kept for parity, and errs towards review.
+
+use std::sync::LazyLock;
+
+use regex::RegexSet;
+
 use crate::reflection::{RiskVerdict, Surface, UnitInterval};
 
+/// The default `needs_review` threshold: build (0.6) and above need review, ui (0.4) and below do not.
 pub const DEFAULT_RISK_THRESHOLD: f64 = 0.5;
 
-pub fn classify_path(_path: &str) -> Surface {
-    Surface::None
+/// How many files of the winning surface the `reason` names before it summarises the rest as `(+N more)`.
+const REASON_MAX_FILES: usize = 10;
+
+/// The PRD §6 table, verbatim (only `package.json`'s dot escaped), most risky surface first.
+pub const UPSTREAM_PATTERNS: &[(Surface, &[&str])] = &[
+    (
+        Surface::Auth,
+        &["auth", "login", "session", "token", "permission", "rbac", "credential", "secret"],
+    ),
+    (
+        Surface::Data,
+        &["migration", "prisma", "schema", r"\.sql", "entity", "repository", "seed"],
+    ),
+    (
+        Surface::Infra,
+        &["docker", r"\.woodpecker", "compose", "traefik", "deploy", "helm", "k8s", "terraform"],
+    ),
+    (
+        Surface::Build,
+        &[r"package\.json", "tsconfig", r"turbo\.json", "pnpm-", r"\.config\.", "eslint", "vite"],
+    ),
+    (Surface::Ui, &[r"\.tsx", r"\.css", "components/", "apps/web/"]),
+    (Surface::Test, &[r"\.spec\.", r"\.test\.", "__tests__/"]),
+    (Surface::Docs, &[r"\.md", "docs/"]),
+];
+
+/// Additions to the upstream table for non-TypeScript projects (see the module documentation). Matched
+/// case-insensitively like the upstream patterns; `(?-i:…)` marks the few that must respect case.
+pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
+    (
+        Surface::Auth,
+        &[
+            r"passw(or)?d",
+            "jwt",
+            "oauth",
+            "openid",
+            r"[cx]srf",
+            "crypt",
+            r"\.pem$",
+            r"\.(key|p12|pfx|jks|keystore)$",
+            r"(^|/)id_(rsa|dsa|ecdsa|ed25519)",
+            r"(^|/)[._]?netrc$",
+            r"(^|[/._-])(sso|saml|oidc|mfa|2fa|otp|totp|acl)([/._-]|$)",
+            "logout",
+            r"(^|[/._-])sign[-_]?(in|up|out)([/._-]|$)",
+            r"access[-_]?control",
+            "privilege",
+            r"api[-_]?keys?([/._-]|$)",
+            "keychain",
+            "keyring",
+        ],
+    ),
+    (
+        Surface::Data,
+        &[
+            "alembic",
+            r"(^|/)diesel\.toml$",
+            r"(^|/)\.sqlx/",
+            r"(^|/)sqlx-data\.json$",
+            r"(^|/)models?(\.py$|/)",
+            r"\.proto$",
+            "database",
+            r"(^|/)db/",
+            r"(^|/)migrate(/|\.)",
+            r"\.(sqlite3?|db)$",
+            "flyway",
+            "liquibase",
+        ],
+    ),
+    (
+        Surface::Infra,
+        &[
+            r"(^|/)\.github/(workflows|actions)/",
+            r"(^|/)action\.ya?ml$",
+            r"(^|/)\.(gitea|forgejo)/workflows/",
+            r"\.gitlab-ci",
+            "jenkinsfile",
+            r"(^|/)\.circleci/",
+            r"(^|/)\.buildkite/",
+            "azure-pipelines",
+            "bitbucket-pipelines",
+            r"(^|/)\.travis\.ya?ml$",
+            r"(^|/)\.drone\.ya?ml$",
+            r"(^|/)cloudbuild\.ya?ml$",
+            "ansible",
+            r"(^|/)playbooks?/",
+            "kustomiz",
+            "kubernetes",
+            r"(^|/)chart\.ya?ml$",
+            r"\.tf$",
+            r"\.tfvars$",
+            r"\.hcl$",
+            "pulumi",
+            "cloudformation",
+            r"(^|/)serverless\.ya?ml$",
+            r"(^|/)cdk\.json$",
+            "vagrantfile",
+            "procfile",
+            r"fly\.toml",
+            r"(^|/)netlify\.toml$",
+            r"(^|/)vercel\.json$",
+            r"(^|/)render\.ya?ml$",
+            "nginx",
+            "caddyfile",
+            r"(^|/)containerfile",
+            r"(^|/)systemd/",
+            r"(^|/)\.env($|\.)",
+            r"(^|/)(infra|infrastructure|devops)/",
+        ],
+    ),
+    (
+        Surface::Build,
+        &[
+            // Rust
+            r"cargo\.toml",
+            r"cargo\.lock",
+            r"(^|/)build\.rs$",
+            "rust-toolchain",
+            r"(^|/)\.cargo/config",
+            r"(^|/)\.?(rustfmt|clippy|deny)\.toml$",
+            // Go
+            r"(^|/)go\.(mod|sum|work|work\.sum)$",
+            r"(^|/)\.golangci",
+            // Python
+            r"pyproject\.toml",
+            r"(^|/)setup\.(py|cfg)$",
+            r"(^|/)requirements[^/]*\.(txt|in)$",
+            r"(^|/)requirements/",
+            "pipfile",
+            r"poetry\.lock",
+            r"uv\.lock",
+            r"pdm\.lock",
+            r"tox\.ini",
+            r"(^|/)noxfile\.py$",
+            r"(^|/)manifest\.in$",
+            r"(^|/)(pytest|mypy)\.ini$",
+            r"(^|/)\.flake8$",
+            r"ruff\.toml",
+            r"(^|/)\.python-version$",
+            // C, C++ and general
+            r"(^|/)(gnu)?makefile",
+            r"\.mk$",
+            "justfile",
+            r"cmakelists\.txt",
+            r"\.cmake$",
+            r"meson\.build",
+            r"(^|/)meson_options\.txt$",
+            r"(^|/)build\.ninja$",
+            r"(^|/)(build|workspace|module)\.bazel$",
+            r"(?-i:(^|/)(BUILD|WORKSPACE)$)",
+            r"\.bzl$",
+            r"(^|/)\.bazelrc",
+            r"(^|/)configure(\.ac)?$",
+            r"(^|/)vcpkg\.json$",
+            r"(^|/)conanfile",
+            r"(^|/)\.pre-commit-config",
+            r"(^|/)\.tool-versions$",
+            r"(^|/)\.?mise\.toml$",
+            r"(^|/)flake\.(nix|lock)$",
+            r"(^|/)(default|shell)\.nix$",
+            r"(^|/)\.github/dependabot\.ya?ml$",
+            r"(^|/)renovate\.json",
+            // JavaScript beyond the upstream table
+            r"package-lock\.json",
+            r"npm-shrinkwrap\.json",
+            r"yarn\.lock",
+            r"(^|/)bun\.lockb?$",
+            r"(^|/)\.(npmrc|yarnrc|nvmrc|node-version)",
+            r"(^|/)deno\.(jsonc?|lock)$",
+            r"(^|/)(lerna|nx)\.json$",
+            "biome",
+            "prettier",
+            "webpack",
+            "rollup",
+            "babel",
+            "esbuild",
+            r"(^|/)\.swcrc$",
+            // JVM, Ruby, PHP, .NET, Swift, Elixir, Haskell
+            r"build\.gradle",
+            "gradle",
+            r"pom\.xml",
+            r"(^|/)\.mvn/",
+            r"(^|/)mvnw",
+            r"(^|/)build\.sbt$",
+            "gemfile",
+            r"\.gemspec$",
+            r"(^|/)rakefile",
+            r"(^|/)composer\.(json|lock)$",
+            r"\.(cs|fs|vb)proj$",
+            r"\.sln$",
+            r"(^|/)directory\.(build|packages)\.",
+            r"(^|/)nuget\.config$",
+            r"(^|/)package\.(swift|resolved)$",
+            r"(^|/)podfile",
+            r"\.podspec$",
+            r"(^|/)mix\.(exs|lock)$",
+            r"(^|/)rebar\.config$",
+            r"(^|/)stack\.yaml$",
+            r"\.cabal$",
+        ],
+    ),
+    (
+        Surface::Ui,
+        &[
+            r"\.jsx$",
+            r"\.vue$",
+            r"\.svelte$",
+            r"\.astro$",
+            r"\.s[ac]ss$",
+            r"\.less$",
+            r"\.styl(us)?$",
+            r"\.html?$",
+            r"\.(hbs|handlebars|ejs|pug|erb|twig|liquid|njk)$",
+            r"\.(xaml|storyboard|xib|qml)$",
+            r"(^|/)(ui|frontend)/",
+        ],
+    ),
+    (
+        Surface::Test,
+        &[
+            r"(^|/)tests?/",
+            r"_test\.go$",
+            r"(^|/)test_[^/]*\.py$",
+            r"_test\.py$",
+            r"conftest\.py",
+            r"(^|/)testdata/",
+            r"(^|/)spec/",
+            r"_spec\.rb$",
+            r"\.snap$",
+            r"(^|/)__snapshots__/",
+            r"(^|/)tests?\.rs$",
+            r"_tests?\.[a-z0-9]+$",
+            r"_spec\.[a-z0-9]+$",
+            r"(?-i:[a-z0-9]Tests?\.(java|kt|kts|scala|groovy|cs|fs|swift|php)$)",
+            r"(^|/)(e2e|cypress|fixtures?|testing)/",
+            r"\.bats$",
+        ],
+    ),
+    (
+        Surface::Docs,
+        &[
+            r"\.rst$",
+            r"\.adoc$",
+            r"\.asciidoc$",
+            r"(^|/)readme",
+            r"(^|/)changelog",
+            r"(^|/)doc/",
+            r"(^|/)(documentation|wiki)/",
+            r"(^|/)(licen[cs]e|copying|notice)(-[a-z0-9.-]+)?(\.(txt|md|rst))?$",
+            r"(^|/)(changes|history|news|contributing|contributors)(\.(txt|rst|md|adoc))?$",
+            r"(^|/)mkdocs\.ya?ml$",
+            r"(^|/)book\.toml$",
+            r"(^|/)\.readthedocs\.ya?ml$",
+        ],
+    ),
+];
+
+/// Every pattern of both tables in one case-insensitive set, with the surface of each pattern by index.
+struct Table {
+    set: RegexSet,
+    surfaces: Vec<Surface>,
 }
 
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let (patterns, surfaces): (Vec<String>, Vec<Surface>) = UPSTREAM_PATTERNS
+        .iter()
+        .chain(EXTENSION_PATTERNS)
+        .flat_map(|&(surface, patterns)| patterns.iter().map(move |p| (format!("(?i){p}"), surface)))
+        .unzip();
+    let set = RegexSet::new(&patterns).expect("the risk table's patterns are valid regexes");
+    Table { set, surfaces }
+});
+
+/// `\` to `/` and any leading `./` dropped, so Windows-style and `./`-prefixed paths classify and dedup alike.
+fn normalise(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let mut rest = path.as_str();
+    while let Some(stripped) = rest.strip_prefix("./") {
+        rest = stripped;
+    }
+    if rest.len() == path.len() { path } else { rest.to_owned() }
+}
+
+fn classify_normalised(path: &str) -> Surface {
+    let table = &*TABLE;
+    table
+        .set
+        .matches(path)
+        .iter()
+        .map(|index| table.surfaces[index])
+        .max()
+        .unwrap_or(Surface::None)
+}
+
+/// The surface of one path: the highest-weight surface with any pattern matching it (case-insensitively, after
+/// normalising `\` to `/`), or [`Surface::None`].
+pub fn classify_path(path: &str) -> Surface {
+    classify_normalised(&normalise(path))
+}
+
+/// The risk floor over a turn's changed files.
+///
+/// The files are normalised (`\` → `/`, leading `./` dropped), empty entries ignored, then sorted and deduplicated,
+/// so the verdict depends only on the *set* of paths, never on their order or repetition. The surface is the
+/// highest of the files' surfaces, `score` its weight, and `needs_review = score >= threshold`; a NaN `threshold`
+/// is treated as [`DEFAULT_RISK_THRESHOLD`], any other value is taken as given. `reason` reads
+/// `"<surface> surface (weight <w>) in: <files>"`, naming the winning surface's files in sorted order (the first
+/// ten, then `(+N more)`); with no files it is `"no files changed"` and the surface `none`.
+///
+/// `insertions` and `deletions` are accepted for parity with upstream's `RiskFloorInput` and recorded by callers,
+/// but **do not change the verdict**: the floor is about where a change lands, not how big it is.
 pub fn evaluate_risk_floor<S: AsRef<str>>(
-    _files: &[S],
+    files: &[S],
     _insertions: Option<u64>,
     _deletions: Option<u64>,
-    _threshold: f64,
+    threshold: f64,
 ) -> RiskVerdict {
+    let threshold = if threshold.is_nan() { DEFAULT_RISK_THRESHOLD } else { threshold };
+
+    let mut paths: Vec<String> = files
+        .iter()
+        .map(|file| normalise(file.as_ref()))
+        .filter(|path| !path.trim().is_empty())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+
+    let classified: Vec<(Surface, &str)> = paths.iter().map(|path| (classify_normalised(path), path.as_str())).collect();
+    let Some(surface) = classified.iter().map(|&(surface, _)| surface).max() else {
+        return RiskVerdict {
+            needs_review: Surface::None.weight() >= threshold,
+            score: UnitInterval::new(Surface::None.weight()).expect("weights are in [0, 1]"),
+            surface: Surface::None,
+            reason: "no files changed".to_owned(),
+        };
+    };
+
+    let winners: Vec<&str> = classified
+        .iter()
+        .filter(|&&(s, _)| s == surface)
+        .map(|&(_, path)| path)
+        .collect();
+    let weight = surface.weight();
+    let mut reason = format!(
+        "{surface} surface (weight {weight}) in: {}",
+        winners[..winners.len().min(REASON_MAX_FILES)].join(", ")
+    );
+    if winners.len() > REASON_MAX_FILES {
+        reason.push_str(&format!(" (+{} more)", winners.len() - REASON_MAX_FILES));
+    }
+
     RiskVerdict {
-        needs_review: false,
-        score: UnitInterval::new(0.0).unwrap(),
-        surface: Surface::None,
-        reason: "no files changed".into(),
+        needs_review: weight >= threshold,
+        score: UnitInterval::new(weight).expect("weights are in [0, 1]"),
+        surface,
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn verdict(files: &[&str]) -> RiskVerdict {
+        evaluate_risk_floor(files, None, None, DEFAULT_RISK_THRESHOLD)
+    }
+
+    /// Asserts surface, score and needs_review of a one-file verdict, and that `classify_path` agrees.
+    fn assert_single(path: &str, surface: Surface, score: f64, needs_review: bool) {
+        let v = verdict(&[path]);
+        assert_eq!(v.surface, surface, "surface of {path}");
+        assert_eq!(v.score.get(), score, "score of {path}");
+        assert_eq!(v.needs_review, needs_review, "needs_review of {path}");
+        assert_eq!(classify_path(path), surface, "classify_path({path})");
+    }
+
+    #[test]
+    fn upstream_cases_keep_their_results() {
+        assert_single("apps/api/src/auth/session.guard.ts", Surface::Auth, 1.0, true);
+        assert_single("packages/db/migrations/0007_add_users.sql", Surface::Data, 0.9, true);
+        assert_single(".woodpecker/deploy.yml", Surface::Infra, 0.85, true);
+        assert_single("packages/types/tsconfig.json", Surface::Build, 0.6, true);
+        assert_single("apps/web/src/components/Button.tsx", Surface::Ui, 0.4, false);
+        assert_single("docs/guide.md", Surface::Docs, 0.1, false);
+        assert_single("src/foo.spec.ts", Surface::Test, 0.2, false);
+    }
+
+    #[test]
+    fn upstream_reason_format() {
+        assert_eq!(verdict(&["src/auth.ts"]).reason, "auth surface (weight 1) in: src/auth.ts");
+        assert_eq!(
+            verdict(&[".woodpecker/deploy.yml"]).reason,
+            "infra surface (weight 0.85) in: .woodpecker/deploy.yml"
+        );
+        assert_eq!(verdict(&["src/lib.rs"]).reason, "none surface (weight 0) in: src/lib.rs");
+    }
+
+    #[test]
+    fn empty_input_is_no_files_changed() {
+        let expected = RiskVerdict {
+            needs_review: false,
+            score: UnitInterval::new(0.0).unwrap(),
+            surface: Surface::None,
+            reason: "no files changed".into(),
+        };
+        assert_eq!(evaluate_risk_floor::<&str>(&[], None, None, DEFAULT_RISK_THRESHOLD), expected);
+        assert_eq!(verdict(&["", ""]), expected);
+        assert_eq!(evaluate_risk_floor(&[String::new()], Some(3), Some(4), DEFAULT_RISK_THRESHOLD), expected);
+    }
+
+    #[test]
+    fn all_none_files_are_listed() {
+        let v = verdict(&["src/main.rs", "src/lib.rs"]);
+        assert_eq!(v.surface, Surface::None);
+        assert_eq!(v.score.get(), 0.0);
+        assert!(!v.needs_review);
+        assert_eq!(v.reason, "none surface (weight 0) in: src/lib.rs, src/main.rs");
+    }
+
+    #[test]
+    fn extensions_test_surface() {
+        for path in [
+            "tests/cli.rs",
+            "crates/core/tests/integration.rs",
+            "pkg/server_test.go",
+            "tests/test_api.py",
+            "test_utils.py",
+            "pkg/util_test.py",
+            "conftest.py",
+            "internal/testdata/input.json",
+            "spec/models_helper.rb",
+            "lib/widget_spec.rb",
+            "src/snapshots/render__basic.snap",
+            "src/parser/tests.rs",
+            "src/main/java/com/acme/WidgetTest.java",
+        ] {
+            assert_single(path, Surface::Test, 0.2, false);
+        }
+    }
+
+    #[test]
+    fn extensions_build_surface() {
+        for path in [
+            "Cargo.toml",
+            "crates/cli/Cargo.toml",
+            "Cargo.lock",
+            "build.rs",
+            "rust-toolchain.toml",
+            ".cargo/config.toml",
+            "go.mod",
+            "go.sum",
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements-dev.txt",
+            "Pipfile.lock",
+            "poetry.lock",
+            "uv.lock",
+            "tox.ini",
+            "Makefile",
+            "justfile",
+            "CMakeLists.txt",
+            "cmake/FindFoo.cmake",
+            "meson.build",
+            "package-lock.json",
+            "yarn.lock",
+            "bun.lockb",
+            "webpack.common.js",
+            "build.gradle.kts",
+            "pom.xml",
+            "Gemfile",
+        ] {
+            assert_single(path, Surface::Build, 0.6, true);
+        }
+    }
+
+    #[test]
+    fn extensions_infra_surface() {
+        for path in [
+            ".github/workflows/ci.yml",
+            ".gitlab-ci.yml",
+            "Jenkinsfile",
+            ".circleci/config.yml",
+            ".buildkite/pipeline.yml",
+            "azure-pipelines.yml",
+            "ansible/site.yml",
+            "overlays/prod/kustomization.yaml",
+            "infra/main.tf",
+            "envs/prod.tfvars",
+            "Vagrantfile",
+            "Procfile",
+            "fly.toml",
+            "conf/nginx.conf",
+        ] {
+            assert_single(path, Surface::Infra, 0.85, true);
+        }
+    }
+
+    #[test]
+    fn extensions_data_surface() {
+        for path in [
+            "alembic/versions/1_init.py",
+            "src/models/user.py",
+            "app/model.py",
+            "diesel.toml",
+            ".sqlx/query-1234.json",
+            "proto/events.proto",
+            "internal/database/pool.go",
+        ] {
+            assert_single(path, Surface::Data, 0.9, true);
+        }
+    }
+
+    #[test]
+    fn extensions_auth_surface() {
+        for path in [
+            "src/jwt.rs",
+            "app/password_reset.py",
+            "etc/passwd",
+            "internal/oauth/client.go",
+            "middleware/csrf.py",
+            "certs/server.pem",
+            "src/sso/mod.rs",
+        ] {
+            assert_single(path, Surface::Auth, 1.0, true);
+        }
+    }
+
+    #[test]
+    fn extensions_ui_and_docs_surfaces() {
+        for path in ["src/App.jsx", "src/App.vue", "src/routes/+page.svelte", "styles/main.scss", "a.less", "index.html"]
+        {
+            assert_single(path, Surface::Ui, 0.4, false);
+        }
+        for path in ["README.rst", "guide.adoc", "README", "crates/cli/README.md", "CHANGELOG", "doc/intro.txt"] {
+            assert_single(path, Surface::Docs, 0.1, false);
+        }
+    }
+
+    #[test]
+    fn extensions_avoid_known_false_positives() {
+        for path in [
+            "src/oracle.rs",       // `acl` is only a whole path component
+            "src/processor.rs",    // `sso` likewise
+            "src/designing.rs",    // `sign in` likewise
+            "src/ops/conv.rs",     // `ops/` is not infra
+            "src/latest.java",     // `Test.java` is case-sensitive
+            "src/contest.rs",      // `tests?/` and `test_` are anchored on separators
+            "src/notice.rs",       // licence-like names only as whole file names
+            "src/history.rs",
+            "src/attestation.go",
+            "src/modeling.rs",     // `models?/` is a whole directory
+            "src/keyboard.rs",     // `.key$` is an extension
+        ] {
+            assert_eq!(classify_path(path), Surface::None, "{path}");
+        }
+    }
+
+    #[test]
+    fn precedence_takes_the_highest_surface_and_lists_only_its_files() {
+        let v = verdict(&["docs/auth.md", "README.md", "src/auth/login.rs", "docs/guide.md"]);
+        assert_eq!(v.surface, Surface::Auth);
+        assert_eq!(v.score.get(), 1.0);
+        assert!(v.needs_review);
+        assert_eq!(v.reason, "auth surface (weight 1) in: docs/auth.md, src/auth/login.rs");
+
+        let v = verdict(&["docs/guide.md", "Cargo.toml", "tests/cli.rs"]);
+        assert_eq!(v.surface, Surface::Build);
+        assert_eq!(v.reason, "build surface (weight 0.6) in: Cargo.toml");
+    }
+
+    #[test]
+    fn threshold_override() {
+        let ui = evaluate_risk_floor(&["apps/web/src/components/Button.tsx"], None, None, 0.3);
+        assert_eq!((ui.surface, ui.needs_review), (Surface::Ui, true));
+        let data = evaluate_risk_floor(&["packages/db/migrations/0007_add_users.sql"], None, None, 0.95);
+        assert_eq!((data.surface, data.needs_review), (Surface::Data, false));
+        let auth = evaluate_risk_floor(&["src/auth.ts"], None, None, 1.0);
+        assert_eq!((auth.surface, auth.needs_review), (Surface::Auth, true));
+        // A NaN threshold is the default: build reviews, ui does not.
+        assert!(evaluate_risk_floor(&["Cargo.toml"], None, None, f64::NAN).needs_review);
+        assert!(!evaluate_risk_floor(&["src/App.vue"], None, None, f64::NAN).needs_review);
+    }
+
+    #[test]
+    fn insertions_and_deletions_do_not_change_the_verdict() {
+        let files = ["src/auth.ts", "README.md"];
+        let base = verdict(&files);
+        assert_eq!(evaluate_risk_floor(&files, Some(10_000), Some(10_000), DEFAULT_RISK_THRESHOLD), base);
+        assert_eq!(evaluate_risk_floor(&files, Some(0), None, DEFAULT_RISK_THRESHOLD), base);
+    }
+
+    #[test]
+    fn case_insensitive() {
+        assert_single("SRC/AUTH/Login.TS", Surface::Auth, 1.0, true);
+        assert_single("CARGO.TOML", Surface::Build, 0.6, true);
+        assert_single("Docs/Guide.MD", Surface::Docs, 0.1, false);
+    }
+
+    #[test]
+    fn reason_truncates_after_ten_files() {
+        let files: Vec<String> = (0..13).map(|i| format!("src/auth/f{i:02}.rs")).collect();
+        let v = evaluate_risk_floor(&files, None, None, DEFAULT_RISK_THRESHOLD);
+        assert_eq!(
+            v.reason,
+            "auth surface (weight 1) in: src/auth/f00.rs, src/auth/f01.rs, src/auth/f02.rs, src/auth/f03.rs, \
+             src/auth/f04.rs, src/auth/f05.rs, src/auth/f06.rs, src/auth/f07.rs, src/auth/f08.rs, src/auth/f09.rs \
+             (+3 more)"
+        );
+        let ten: Vec<String> = files[..10].to_vec();
+        assert!(!evaluate_risk_floor(&ten, None, None, 0.5).reason.contains("more"));
+    }
+
+    #[test]
+    fn backslash_paths_are_normalised() {
+        assert_single(r"apps\api\src\auth\session.guard.ts", Surface::Auth, 1.0, true);
+        assert_single(r"crates\cli\tests\cli.rs", Surface::Test, 0.2, false);
+        let v = verdict(&[r"packages\db\migrations\0007_add_users.sql", "packages/db/migrations/0007_add_users.sql"]);
+        assert_eq!(v.reason, "data surface (weight 0.9) in: packages/db/migrations/0007_add_users.sql");
+        assert_eq!(verdict(&["./src/auth.ts", "src/auth.ts"]).reason, "auth surface (weight 1) in: src/auth.ts");
+    }
+
+    #[test]
+    fn reason_exact_for_two_files() {
+        let v = verdict(&["src/session.rs", "README.md", "apps/api/src/auth/session.guard.ts"]);
+        assert_eq!(
+            v,
+            RiskVerdict {
+                needs_review: true,
+                score: UnitInterval::new(1.0).unwrap(),
+                surface: Surface::Auth,
+                reason: "auth surface (weight 1) in: apps/api/src/auth/session.guard.ts, src/session.rs".into(),
+            }
+        );
+    }
+
+    const SAMPLE_PATHS: &[&str] = &[
+        "apps/api/src/auth/session.guard.ts",
+        "packages/db/migrations/0007_add_users.sql",
+        ".woodpecker/deploy.yml",
+        "packages/types/tsconfig.json",
+        "apps/web/src/components/Button.tsx",
+        "docs/guide.md",
+        "src/foo.spec.ts",
+        "tests/cli.rs",
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/main.rs",
+        r"src\auth.rs",
+        "./README.md",
+        "",
+    ];
+
+    fn path_strategy() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(SAMPLE_PATHS).prop_map(str::to_owned),
+            r"[a-zA-Z0-9_./\\-]{0,24}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn order_and_duplication_never_change_the_verdict(
+            (paths, shuffled, duplicates) in prop::collection::vec(path_strategy(), 0..16).prop_flat_map(|paths| {
+                let len = paths.len();
+                (Just(paths.clone()), Just(paths).prop_shuffle(), prop::collection::vec(0..len.max(1), 0..6))
+            }),
+            threshold in 0.0f64..=1.0,
+        ) {
+            let mut permuted = shuffled.clone();
+            if !paths.is_empty() {
+                permuted.extend(duplicates.iter().map(|&i| paths[i].clone()));
+            }
+            let original = evaluate_risk_floor(&paths, None, None, threshold);
+            let reordered = evaluate_risk_floor(&permuted, Some(1), Some(2), threshold);
+            prop_assert_eq!(&original, &reordered);
+            // The verdict's surface is the highest per-file surface.
+            let highest = paths.iter().filter(|p| !normalise(p).trim().is_empty()).map(|p| classify_path(p)).max();
+            prop_assert_eq!(original.surface, highest.unwrap_or(Surface::None));
+        }
+    }
+}
+#[cfg(test)]
+mod tmp_timing {
+    use super::*;
+    fn pats(prefix: &str) -> Vec<String> {
+        UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS).flat_map(|&(_, ps)| ps.iter().map(move |p| format!("{prefix}{p}"))).collect()
+    }
+    #[test]
+    fn tmp_time_compile() {
+        for _ in 0..2 {
+        let t = std::time::Instant::now();
+        let _ = regex::RegexSet::new(pats("(?i)")).unwrap();
+        eprintln!("TIMING set (?i) {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let _ = regex::RegexSet::new(pats("")).unwrap();
+        eprintln!("TIMING set plain {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let _ = regex::RegexSet::new(pats("(?i-u)")).map_err(|e| eprintln!("{e}"));
+        eprintln!("TIMING set (?i-u) {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        for &(_, ps) in UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS) {
+            let alt = ps.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
+            let _ = regex::Regex::new(&format!("(?i){alt}")).unwrap();
+        }
+        eprintln!("TIMING per-surface regex (?i) {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        for &(_, ps) in UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS) {
+            let _ = regex::RegexSet::new(ps.iter().map(|p| format!("(?i){p}"))).unwrap();
+        }
+        eprintln!("TIMING per-surface set (?i) {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let _ = regex::RegexSetBuilder::new(pats("(?i)")).unicode(false).build().map_err(|e| eprintln!("{e}"));
+        eprintln!("TIMING set builder unicode(false) {:?}", t.elapsed());
+        }
     }
 }

@@ -1,0 +1,139 @@
+//! The agent's optional self-report (`REFLECTION_INPUT`), merged into the sidecar only when it is trustworthy.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Deserialize;
+
+use crate::redact::redact;
+use crate::reflection::{MostLikelyWrong, UnitInterval};
+
+/// The most bytes of self-report the hook reads.
+pub const MAX_SELF_REPORT_BYTES: u64 = 1024 * 1024;
+
+/// What an agent may write to `REFLECTION_INPUT`. Unknown keys are refused so that a misspelt field shows up as a
+/// degraded sidecar instead of being dropped without a trace.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfReport {
+    #[serde(default)]
+    pub confidence: Option<UnitInterval>,
+    #[serde(default)]
+    pub most_likely_wrong: Option<MostLikelyWrong>,
+    #[serde(default)]
+    pub known_not_in_diff: Option<String>,
+    /// The session the report was written for; when present it must match the hook's session.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// Why a self-report was not merged (the sidecar is then `degraded`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotMerged {
+    Missing,
+    Unreadable(String),
+    TooLarge,
+    Malformed(String),
+    OtherSession(String),
+    /// Not written since this session's previous sidecar: it describes an earlier turn.
+    Stale,
+}
+
+impl std::fmt::Display for NotMerged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotMerged::Missing => write!(f, "no self-report"),
+            NotMerged::Unreadable(why) => write!(f, "self-report unreadable: {why}"),
+            NotMerged::TooLarge => write!(f, "self-report larger than {MAX_SELF_REPORT_BYTES} bytes"),
+            NotMerged::Malformed(why) => write!(f, "self-report malformed: {why}"),
+            NotMerged::OtherSession(other) => write!(f, "self-report belongs to session {other:?}"),
+            NotMerged::Stale => write!(f, "self-report predates this session's previous sidecar"),
+        }
+    }
+}
+
+/// Loads the self-report at `path` for `session_id`. `previous_sidecar` is when this session last wrote a sidecar:
+/// a report not modified since then belongs to an earlier turn. Free text comes back redacted.
+pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>) -> Result<SelfReport, NotMerged> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(NotMerged::Missing),
+        Err(error) => return Err(NotMerged::Unreadable(error.to_string())),
+    };
+    if metadata.len() > MAX_SELF_REPORT_BYTES {
+        return Err(NotMerged::TooLarge);
+    }
+    if let (Some(previous), Ok(modified)) = (previous_sidecar, metadata.modified()) {
+        if modified <= previous {
+            return Err(NotMerged::Stale);
+        }
+    }
+    let bytes = std::fs::read(path).map_err(|error| NotMerged::Unreadable(error.to_string()))?;
+    let report = parse(&bytes)?;
+    if let Some(other) = report.session_id.as_deref() {
+        if other != session_id {
+            return Err(NotMerged::OtherSession(other.to_string()));
+        }
+    }
+    Ok(report)
+}
+
+/// Parses and redacts a self-report.
+pub fn parse(bytes: &[u8]) -> Result<SelfReport, NotMerged> {
+    let mut report: SelfReport =
+        serde_json::from_slice(bytes).map_err(|error| NotMerged::Malformed(error.to_string()))?;
+    if let Some(wrong) = &mut report.most_likely_wrong {
+        wrong.description = redact(&wrong.description).into_owned();
+    }
+    if let Some(known) = &mut report.known_not_in_diff {
+        *known = redact(known).into_owned();
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflection::Surface;
+
+    #[test]
+    fn a_complete_report_parses() {
+        let report = parse(
+            br#"{"confidence":0.7,"most_likely_wrong":{"surface":"data","description":"migration order"},
+                "known_not_in_diff":"ran it by hand","session_id":"s1"}"#,
+        )
+        .unwrap();
+        assert_eq!(report.confidence.map(UnitInterval::get), Some(0.7));
+        assert_eq!(report.most_likely_wrong.as_ref().map(|w| w.surface), Some(Surface::Data));
+        assert_eq!(report.known_not_in_diff.as_deref(), Some("ran it by hand"));
+    }
+
+    #[test]
+    fn wrong_shapes_are_malformed() {
+        for bad in [
+            &br#"{"confidence":1.5}"#[..],
+            br#"{"confidence":"high"}"#,
+            br#"{"most_likely_wrong":{"surface":"kernel","description":"x"}}"#,
+            br#"{"most_likely_wrong":{"surface":"ui"}}"#,
+            br#"{"confidance":0.5}"#,
+            br#"[0.5]"#,
+            b"not json",
+        ] {
+            assert!(matches!(parse(bad), Err(NotMerged::Malformed(_))), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn session_and_staleness_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("input.json");
+        assert_eq!(load(&path, "s1", None), Err(NotMerged::Missing));
+        std::fs::write(&path, br#"{"confidence":0.9,"session_id":"s2"}"#).unwrap();
+        assert_eq!(load(&path, "s1", None), Err(NotMerged::OtherSession("s2".into())));
+        std::fs::write(&path, br#"{"confidence":0.9}"#).unwrap();
+        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert_eq!(load(&path, "s1", Some(written)), Err(NotMerged::Stale));
+        let earlier = written - std::time::Duration::from_secs(5);
+        assert_eq!(load(&path, "s1", Some(earlier)).unwrap().confidence.map(UnitInterval::get), Some(0.9));
+    }
+}
