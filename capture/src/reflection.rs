@@ -141,7 +141,9 @@ impl std::str::FromStr for Surface {
         Surface::ALL
             .into_iter()
             .find(|surface| surface.as_str() == s)
-            .ok_or_else(|| format!("unknown surface `{s}` (expected one of auth, data, infra, build, ui, test, docs, none)"))
+            .ok_or_else(|| {
+                format!("unknown surface `{s}` (expected one of auth, data, infra, build, ui, test, docs, none)")
+            })
     }
 }
 
@@ -228,7 +230,10 @@ mod tests {
     #[test]
     fn mode_parsing_is_strict_about_values() {
         assert_eq!(ReflectionMode::from_env_value("solo"), Some(ReflectionMode::Solo));
-        assert_eq!(ReflectionMode::from_env_value(" Orchestrated "), Some(ReflectionMode::Orchestrated));
+        assert_eq!(
+            ReflectionMode::from_env_value(" Orchestrated "),
+            Some(ReflectionMode::Orchestrated)
+        );
         assert_eq!(ReflectionMode::from_env_value("on"), None);
         assert_eq!(ReflectionMode::from_env_value(""), None);
     }

@@ -9,7 +9,7 @@
 //!
 //! # The table
 //!
-//! Each path (with `\` normalised to `/`) is matched case-insensitively against every pattern; its surface is the
+//! Each path (with `\` normalised to `/`) is matched case-insensitively (ASCII) against every pattern; its surface is the
 //! highest-weight surface with any matching pattern, and the verdict's surface is the highest over all files:
 //!
 //! | surface | weight | upstream patterns (PRD §6, kept verbatim)                                                     |
@@ -35,8 +35,9 @@
 //! takes the *highest* matching surface, adding a pattern can only raise a path's surface, never lower it. Every
 //! upstream example keeps its result (the unit tests pin them). Where a bare substring would over-match, the
 //! extensions anchor on path separators (`(^|/)tests?/`), extensions (`\.tf$`) or word-ish boundaries
-//! (`(^|[/._-])sso([/._-]|$)`, because a bare `sso` is inside "processor"); deliberately absent are patterns such
-//! as `acl` (inside "oracle") or `ops/` (kernel code in ML repositories).
+//! (`(^|[/._-])sso([/._-]|$)`, because a bare `sso` is inside "processor"); deliberately absent are bare substrings
+//! such as `acl` (inside "oracle"; it only counts as a whole path component) or `rollup` (a metrics aggregation
+//! as often as the bundler), and directories such as `ops/` (kernel code in ML repositories).
 //!
 //! The upstream patterns are substrings and over-match in places (`auth` also matches `AUTHORS`, `token` matches
 //! `tokenizer.rs`, `seed` matches `seedling`); that is upstream behaviour, kept for parity, and errs towards review.
@@ -57,19 +58,53 @@ const REASON_MAX_FILES: usize = 10;
 pub const UPSTREAM_PATTERNS: &[(Surface, &[&str])] = &[
     (
         Surface::Auth,
-        &["auth", "login", "session", "token", "permission", "rbac", "credential", "secret"],
+        &[
+            "auth",
+            "login",
+            "session",
+            "token",
+            "permission",
+            "rbac",
+            "credential",
+            "secret",
+        ],
     ),
     (
         Surface::Data,
-        &["migration", "prisma", "schema", r"\.sql", "entity", "repository", "seed"],
+        &[
+            "migration",
+            "prisma",
+            "schema",
+            r"\.sql",
+            "entity",
+            "repository",
+            "seed",
+        ],
     ),
     (
         Surface::Infra,
-        &["docker", r"\.woodpecker", "compose", "traefik", "deploy", "helm", "k8s", "terraform"],
+        &[
+            "docker",
+            r"\.woodpecker",
+            "compose",
+            "traefik",
+            "deploy",
+            "helm",
+            "k8s",
+            "terraform",
+        ],
     ),
     (
         Surface::Build,
-        &[r"package\.json", "tsconfig", r"turbo\.json", "pnpm-", r"\.config\.", "eslint", "vite"],
+        &[
+            r"package\.json",
+            "tsconfig",
+            r"turbo\.json",
+            "pnpm-",
+            r"\.config\.",
+            "eslint",
+            "vite",
+        ],
     ),
     (Surface::Ui, &[r"\.tsx", r"\.css", "components/", "apps/web/"]),
     (Surface::Test, &[r"\.spec\.", r"\.test\.", "__tests__/"]),
@@ -77,7 +112,7 @@ pub const UPSTREAM_PATTERNS: &[(Surface, &[&str])] = &[
 ];
 
 /// Additions to the upstream table for non-TypeScript projects (see the module documentation). Matched
-/// case-insensitively like the upstream patterns; `(?-i:…)` marks the few that must respect case.
+/// case-insensitively like the upstream patterns, so, like them, written in lower case.
 pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
     (
         Surface::Auth,
@@ -199,7 +234,7 @@ pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
             r"(^|/)meson_options\.txt$",
             r"(^|/)build\.ninja$",
             r"(^|/)(build|workspace|module)\.bazel$",
-            r"(?-i:(^|/)(BUILD|WORKSPACE)$)",
+            r"(^|/)(build|workspace)$",
             r"\.bzl$",
             r"(^|/)\.bazelrc",
             r"(^|/)configure(\.ac)?$",
@@ -220,11 +255,11 @@ pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
             r"(^|/)\.(npmrc|yarnrc|nvmrc|node-version)",
             r"(^|/)deno\.(jsonc?|lock)$",
             r"(^|/)(lerna|nx)\.json$",
-            "biome",
-            "prettier",
+            r"(^|/)biome\.jsonc?$",
+            r"(^|/)\.prettier",
             "webpack",
-            "rollup",
-            "babel",
+            r"(^|/)rollup\.config",
+            r"(^|/)\.?babel(rc|\.config)",
             "esbuild",
             r"(^|/)\.swcrc$",
             // JVM, Ruby, PHP, .NET, Swift, Elixir, Haskell
@@ -283,7 +318,7 @@ pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
             r"(^|/)tests?\.rs$",
             r"_tests?\.[a-z0-9]+$",
             r"_spec\.[a-z0-9]+$",
-            r"(?-i:[a-z0-9]Tests?\.(java|kt|kts|scala|groovy|cs|fs|swift|php)$)",
+            r"\.tests?/",
             r"(^|/)(e2e|cypress|fixtures?|testing)/",
             r"\.bats$",
         ],
@@ -307,19 +342,23 @@ pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
     ),
 ];
 
-/// Every pattern of both tables in one case-insensitive set, with the surface of each pattern by index.
+/// Every pattern of both tables in one set, with the surface of each pattern by index.
+///
+/// Case-insensitivity is ASCII case folding done on the path (lower-cased before matching) rather than `(?i)` in
+/// the patterns: the patterns are ASCII and lower case, so the result is the same, and a `(?i)` set of this size
+/// costs about three times as much to compile (≈5 ms against ≈1.5 ms), paid by the hook on every agent turn.
 struct Table {
     set: RegexSet,
     surfaces: Vec<Surface>,
 }
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
-    let (patterns, surfaces): (Vec<String>, Vec<Surface>) = UPSTREAM_PATTERNS
+    let (patterns, surfaces): (Vec<&str>, Vec<Surface>) = UPSTREAM_PATTERNS
         .iter()
         .chain(EXTENSION_PATTERNS)
-        .flat_map(|&(surface, patterns)| patterns.iter().map(move |p| (format!("(?i){p}"), surface)))
+        .flat_map(|&(surface, patterns)| patterns.iter().map(move |&p| (p, surface)))
         .unzip();
-    let set = RegexSet::new(&patterns).expect("the risk table's patterns are valid regexes");
+    let set = RegexSet::new(patterns).expect("the risk table's patterns are valid regexes");
     Table { set, surfaces }
 });
 
@@ -330,14 +369,18 @@ fn normalise(path: &str) -> String {
     while let Some(stripped) = rest.strip_prefix("./") {
         rest = stripped;
     }
-    if rest.len() == path.len() { path } else { rest.to_owned() }
+    if rest.len() == path.len() {
+        path
+    } else {
+        rest.to_owned()
+    }
 }
 
 fn classify_normalised(path: &str) -> Surface {
     let table = &*TABLE;
     table
         .set
-        .matches(path)
+        .matches(&path.to_ascii_lowercase())
         .iter()
         .map(|index| table.surfaces[index])
         .max()
@@ -367,7 +410,11 @@ pub fn evaluate_risk_floor<S: AsRef<str>>(
     _deletions: Option<u64>,
     threshold: f64,
 ) -> RiskVerdict {
-    let threshold = if threshold.is_nan() { DEFAULT_RISK_THRESHOLD } else { threshold };
+    let threshold = if threshold.is_nan() {
+        DEFAULT_RISK_THRESHOLD
+    } else {
+        threshold
+    };
 
     let mut paths: Vec<String> = files
         .iter()
@@ -377,7 +424,10 @@ pub fn evaluate_risk_floor<S: AsRef<str>>(
     paths.sort_unstable();
     paths.dedup();
 
-    let classified: Vec<(Surface, &str)> = paths.iter().map(|path| (classify_normalised(path), path.as_str())).collect();
+    let classified: Vec<(Surface, &str)> = paths
+        .iter()
+        .map(|path| (classify_normalised(path), path.as_str()))
+        .collect();
     let Some(surface) = classified.iter().map(|&(surface, _)| surface).max() else {
         return RiskVerdict {
             needs_review: Surface::None.weight() >= threshold,
@@ -440,12 +490,18 @@ mod tests {
 
     #[test]
     fn upstream_reason_format() {
-        assert_eq!(verdict(&["src/auth.ts"]).reason, "auth surface (weight 1) in: src/auth.ts");
+        assert_eq!(
+            verdict(&["src/auth.ts"]).reason,
+            "auth surface (weight 1) in: src/auth.ts"
+        );
         assert_eq!(
             verdict(&[".woodpecker/deploy.yml"]).reason,
             "infra surface (weight 0.85) in: .woodpecker/deploy.yml"
         );
-        assert_eq!(verdict(&["src/lib.rs"]).reason, "none surface (weight 0) in: src/lib.rs");
+        assert_eq!(
+            verdict(&["src/lib.rs"]).reason,
+            "none surface (weight 0) in: src/lib.rs"
+        );
     }
 
     #[test]
@@ -456,9 +512,15 @@ mod tests {
             surface: Surface::None,
             reason: "no files changed".into(),
         };
-        assert_eq!(evaluate_risk_floor::<&str>(&[], None, None, DEFAULT_RISK_THRESHOLD), expected);
+        assert_eq!(
+            evaluate_risk_floor::<&str>(&[], None, None, DEFAULT_RISK_THRESHOLD),
+            expected
+        );
         assert_eq!(verdict(&["", ""]), expected);
-        assert_eq!(evaluate_risk_floor(&[String::new()], Some(3), Some(4), DEFAULT_RISK_THRESHOLD), expected);
+        assert_eq!(
+            evaluate_risk_floor(&[String::new()], Some(3), Some(4), DEFAULT_RISK_THRESHOLD),
+            expected
+        );
     }
 
     #[test]
@@ -485,7 +547,8 @@ mod tests {
             "lib/widget_spec.rb",
             "src/snapshots/render__basic.snap",
             "src/parser/tests.rs",
-            "src/main/java/com/acme/WidgetTest.java",
+            "src/test/java/com/acme/WidgetTest.java",
+            "MyApp.Tests/WidgetTests.cs",
         ] {
             assert_single(path, Surface::Test, 0.2, false);
         }
@@ -519,6 +582,8 @@ mod tests {
             "yarn.lock",
             "bun.lockb",
             "webpack.common.js",
+            "rollup.config.mjs",
+            ".babelrc",
             "build.gradle.kts",
             "pom.xml",
             "Gemfile",
@@ -581,11 +646,24 @@ mod tests {
 
     #[test]
     fn extensions_ui_and_docs_surfaces() {
-        for path in ["src/App.jsx", "src/App.vue", "src/routes/+page.svelte", "styles/main.scss", "a.less", "index.html"]
-        {
+        for path in [
+            "src/App.jsx",
+            "src/App.vue",
+            "src/routes/+page.svelte",
+            "styles/main.scss",
+            "a.less",
+            "index.html",
+        ] {
             assert_single(path, Surface::Ui, 0.4, false);
         }
-        for path in ["README.rst", "guide.adoc", "README", "crates/cli/README.md", "CHANGELOG", "doc/intro.txt"] {
+        for path in [
+            "README.rst",
+            "guide.adoc",
+            "README",
+            "crates/cli/README.md",
+            "CHANGELOG",
+            "doc/intro.txt",
+        ] {
             assert_single(path, Surface::Docs, 0.1, false);
         }
     }
@@ -593,17 +671,19 @@ mod tests {
     #[test]
     fn extensions_avoid_known_false_positives() {
         for path in [
-            "src/oracle.rs",       // `acl` is only a whole path component
-            "src/processor.rs",    // `sso` likewise
-            "src/designing.rs",    // `sign in` likewise
-            "src/ops/conv.rs",     // `ops/` is not infra
-            "src/latest.java",     // `Test.java` is case-sensitive
-            "src/contest.rs",      // `tests?/` and `test_` are anchored on separators
-            "src/notice.rs",       // licence-like names only as whole file names
+            "src/oracle.rs",    // `acl` is only a whole path component
+            "src/processor.rs", // `sso` likewise
+            "src/designing.rs", // `sign in` likewise
+            "src/ops/conv.rs",  // `ops/` is not infra
+            "src/latest.java",
+            "src/contest.rs", // `tests?/` and `test_` are anchored on separators
+            "src/notice.rs",  // licence-like names only as whole file names
             "src/history.rs",
             "src/attestation.go",
-            "src/modeling.rs",     // `models?/` is a whole directory
-            "src/keyboard.rs",     // `.key$` is an extension
+            "src/modeling.rs", // `models?/` is a whole directory
+            "src/keyboard.rs", // `.key$` is an extension
+            "data/microbiome.csv",
+            "src/metrics/rollup.rs",
         ] {
             assert_eq!(classify_path(path), Surface::None, "{path}");
         }
@@ -639,8 +719,26 @@ mod tests {
     fn insertions_and_deletions_do_not_change_the_verdict() {
         let files = ["src/auth.ts", "README.md"];
         let base = verdict(&files);
-        assert_eq!(evaluate_risk_floor(&files, Some(10_000), Some(10_000), DEFAULT_RISK_THRESHOLD), base);
+        assert_eq!(
+            evaluate_risk_floor(&files, Some(10_000), Some(10_000), DEFAULT_RISK_THRESHOLD),
+            base
+        );
         assert_eq!(evaluate_risk_floor(&files, Some(0), None, DEFAULT_RISK_THRESHOLD), base);
+    }
+
+    #[test]
+    fn patterns_compile_and_are_lower_case() {
+        // Paths are lower-cased before matching, so an upper-case pattern could never match.
+        for &(_, patterns) in UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS) {
+            for pattern in patterns {
+                assert_eq!(
+                    *pattern,
+                    pattern.to_ascii_lowercase(),
+                    "pattern {pattern} must be lower case"
+                );
+            }
+        }
+        assert_eq!(TABLE.set.len(), TABLE.surfaces.len());
     }
 
     #[test]
@@ -668,9 +766,18 @@ mod tests {
     fn backslash_paths_are_normalised() {
         assert_single(r"apps\api\src\auth\session.guard.ts", Surface::Auth, 1.0, true);
         assert_single(r"crates\cli\tests\cli.rs", Surface::Test, 0.2, false);
-        let v = verdict(&[r"packages\db\migrations\0007_add_users.sql", "packages/db/migrations/0007_add_users.sql"]);
-        assert_eq!(v.reason, "data surface (weight 0.9) in: packages/db/migrations/0007_add_users.sql");
-        assert_eq!(verdict(&["./src/auth.ts", "src/auth.ts"]).reason, "auth surface (weight 1) in: src/auth.ts");
+        let v = verdict(&[
+            r"packages\db\migrations\0007_add_users.sql",
+            "packages/db/migrations/0007_add_users.sql",
+        ]);
+        assert_eq!(
+            v.reason,
+            "data surface (weight 0.9) in: packages/db/migrations/0007_add_users.sql"
+        );
+        assert_eq!(
+            verdict(&["./src/auth.ts", "src/auth.ts"]).reason,
+            "auth surface (weight 1) in: src/auth.ts"
+        );
     }
 
     #[test]
@@ -730,41 +837,6 @@ mod tests {
             // The verdict's surface is the highest per-file surface.
             let highest = paths.iter().filter(|p| !normalise(p).trim().is_empty()).map(|p| classify_path(p)).max();
             prop_assert_eq!(original.surface, highest.unwrap_or(Surface::None));
-        }
-    }
-}
-#[cfg(test)]
-mod tmp_timing {
-    use super::*;
-    fn pats(prefix: &str) -> Vec<String> {
-        UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS).flat_map(|&(_, ps)| ps.iter().map(move |p| format!("{prefix}{p}"))).collect()
-    }
-    #[test]
-    fn tmp_time_compile() {
-        for _ in 0..2 {
-        let t = std::time::Instant::now();
-        let _ = regex::RegexSet::new(pats("(?i)")).unwrap();
-        eprintln!("TIMING set (?i) {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = regex::RegexSet::new(pats("")).unwrap();
-        eprintln!("TIMING set plain {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = regex::RegexSet::new(pats("(?i-u)")).map_err(|e| eprintln!("{e}"));
-        eprintln!("TIMING set (?i-u) {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        for &(_, ps) in UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS) {
-            let alt = ps.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-            let _ = regex::Regex::new(&format!("(?i){alt}")).unwrap();
-        }
-        eprintln!("TIMING per-surface regex (?i) {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        for &(_, ps) in UPSTREAM_PATTERNS.iter().chain(EXTENSION_PATTERNS) {
-            let _ = regex::RegexSet::new(ps.iter().map(|p| format!("(?i){p}"))).unwrap();
-        }
-        eprintln!("TIMING per-surface set (?i) {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = regex::RegexSetBuilder::new(pats("(?i)")).unicode(false).build().map_err(|e| eprintln!("{e}"));
-        eprintln!("TIMING set builder unicode(false) {:?}", t.elapsed());
         }
     }
 }

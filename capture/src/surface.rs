@@ -33,7 +33,12 @@ pub struct SharedPaths(Arc<Mutex<BTreeSet<String>>>);
 
 impl SharedPaths {
     pub fn snapshot(&self) -> Vec<String> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect()
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
     }
 
     fn insert(&self, path: String) {
@@ -79,9 +84,13 @@ pub struct ChangeSurface {
 /// Opens the work tree that contains `dir`, the way `git` would find it (trusting the user's configuration, so
 /// global excludes apply as in `git status`). Bare repositories have no work tree and are refused.
 pub fn discover_work_tree(dir: &Path) -> Result<gix::Repository, SurfaceError> {
-    let repo = gix::discover(dir).map_err(|_| SurfaceError::NoWorkTree { path: dir.to_path_buf() })?;
+    let repo = gix::discover(dir).map_err(|_| SurfaceError::NoWorkTree {
+        path: dir.to_path_buf(),
+    })?;
     if repo.workdir().is_none() {
-        return Err(SurfaceError::NoWorkTree { path: dir.to_path_buf() });
+        return Err(SurfaceError::NoWorkTree {
+            path: dir.to_path_buf(),
+        });
     }
     Ok(repo)
 }
@@ -90,7 +99,10 @@ pub fn discover_work_tree(dir: &Path) -> Result<gix::Repository, SurfaceError> {
 pub fn change_surface(repo: &gix::Repository, options: &SurfaceOptions) -> Result<ChangeSurface, SurfaceError> {
     let paths = SharedPaths::default();
     let base = collect_change_surface(repo, options, &paths)?;
-    Ok(ChangeSurface { files: paths.snapshot(), base })
+    Ok(ChangeSurface {
+        files: paths.snapshot(),
+        base,
+    })
 }
 
 /// Scans the change surface of `repo` into `out`, path by path, so that a caller with a deadline can take what was
@@ -100,8 +112,13 @@ pub fn collect_change_surface(
     options: &SurfaceOptions,
     out: &SharedPaths,
 ) -> Result<Option<CommittedBase>, SurfaceError> {
-    let workdir = repo.workdir().ok_or_else(|| SurfaceError::NoWorkTree { path: repo.git_dir().to_path_buf() })?;
-    let git_error = |message: String| SurfaceError::Git { path: workdir.to_path_buf(), message };
+    let workdir = repo.workdir().ok_or_else(|| SurfaceError::NoWorkTree {
+        path: repo.git_dir().to_path_buf(),
+    })?;
+    let git_error = |message: String| SurfaceError::Git {
+        path: workdir.to_path_buf(),
+        message,
+    };
     let filter = PathFilter::new(&options.exclude);
     let mut add = |path: &BStr| {
         if let Some(path) = filter.keep(path) {
@@ -145,8 +162,13 @@ fn committed_base(repo: &gix::Repository, explicit: Option<&str>) -> gix::Result
         None => automatic_base_tip(repo),
     };
     let Some((source, tip)) = tip else { return Ok(None) };
-    let Some(merge_base) = repo.merge_base(head, tip)? else { return Ok(None) };
-    Ok(Some(CommittedBase { source, merge_base: merge_base.detach() }))
+    let Some(merge_base) = repo.merge_base(head, tip)? else {
+        return Ok(None);
+    };
+    Ok(Some(CommittedBase {
+        source,
+        merge_base: merge_base.detach(),
+    }))
 }
 
 /// The upstream of the current branch, else the remote default branch, else a local default branch.
@@ -158,7 +180,8 @@ fn automatic_base_tip(repo: &gix::Repository) -> Option<(String, gix::ObjectId)>
         Some((reference.name().as_bstr().to_string(), id))
     };
     if let Some(head_name) = &head_name {
-        if let Some(Ok(upstream)) = repo.branch_remote_tracking_ref_name(head_name.as_ref(), gix::remote::Direction::Fetch)
+        if let Some(Ok(upstream)) =
+            repo.branch_remote_tracking_ref_name(head_name.as_ref(), gix::remote::Direction::Fetch)
         {
             if let Some(found) = resolve(&upstream.as_bstr().to_string()) {
                 return Some(found);
@@ -166,13 +189,23 @@ fn automatic_base_tip(repo: &gix::Repository) -> Option<(String, gix::ObjectId)>
         }
     }
     let current = head_name.as_ref().map(|name| name.as_bstr().to_string());
-    ["refs/remotes/origin/HEAD", "refs/remotes/origin/main", "refs/remotes/origin/master", "refs/heads/main", "refs/heads/master"]
-        .into_iter()
-        .filter(|candidate| current.as_deref() != Some(*candidate))
-        .find_map(resolve)
+    [
+        "refs/remotes/origin/HEAD",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+        "refs/heads/main",
+        "refs/heads/master",
+    ]
+    .into_iter()
+    .filter(|candidate| current.as_deref() != Some(*candidate))
+    .find_map(resolve)
 }
 
-fn committed_changes(repo: &gix::Repository, merge_base: gix::ObjectId, add: &mut impl FnMut(&BStr)) -> gix::Result<()> {
+fn committed_changes(
+    repo: &gix::Repository,
+    merge_base: gix::ObjectId,
+    add: &mut impl FnMut(&BStr),
+) -> gix::Result<()> {
     let head_tree = repo.head_tree()?;
     let base_tree = repo.find_commit(merge_base)?.tree()?;
     if base_tree.id == head_tree.id {
@@ -195,7 +228,12 @@ struct PathFilter {
 impl PathFilter {
     fn new(extra: &[String]) -> Self {
         let mut excluded = vec![SCRATCH_DIR.to_string()];
-        excluded.extend(extra.iter().map(|path| path.trim_matches('/').to_string()).filter(|path| !path.is_empty()));
+        excluded.extend(
+            extra
+                .iter()
+                .map(|path| path.trim_matches('/').to_string())
+                .filter(|path| !path.is_empty()),
+        );
         Self { excluded }
     }
 
@@ -203,7 +241,8 @@ impl PathFilter {
         let path = path.to_str_lossy();
         let path = path.trim_end_matches('/');
         let is_excluded = self.excluded.iter().any(|excluded| {
-            path == excluded || (path.starts_with(excluded.as_str()) && path.as_bytes().get(excluded.len()) == Some(&b'/'))
+            path == excluded
+                || (path.starts_with(excluded.as_str()) && path.as_bytes().get(excluded.len()) == Some(&b'/'))
         });
         (!is_excluded && !path.is_empty()).then(|| path.to_string())
     }

@@ -42,7 +42,11 @@ fn run_hook() {
 }
 
 #[derive(Parser)]
-#[command(name = "reflect-hook", version, about = "Claude Code Stop hook that writes reflection.v1 sidecars")]
+#[command(
+    name = "reflect-hook",
+    version,
+    about = "Claude Code Stop hook that writes reflection.v1 sidecars"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -81,10 +85,7 @@ struct SettingsArgs {
     subagents: bool,
 }
 
-fn edit_settings(
-    args: &SettingsArgs,
-    edit: fn(&InstallRequest) -> Result<Change, install::InstallError>,
-) -> ExitCode {
+fn edit_settings(args: &SettingsArgs, edit: fn(&InstallRequest) -> Result<Change, install::InstallError>) -> ExitCode {
     let settings = match &args.settings {
         Some(path) => path.clone(),
         None => {
@@ -105,7 +106,11 @@ fn edit_settings(
             return ExitCode::from(2);
         }
     };
-    let request = InstallRequest { settings: settings.clone(), command: install::hook_command(&exe), subagents: args.subagents };
+    let request = InstallRequest {
+        settings: settings.clone(),
+        command: install::hook_command(&exe),
+        subagents: args.subagents,
+    };
     match edit(&request) {
         Ok(Change::Unchanged) => {
             println!("{}: unchanged", settings.display());
@@ -166,6 +171,9 @@ fn risk(threshold: f64, mut paths: Vec<String>) -> ExitCode {
         }
     }
     let verdict = capture::evaluate_risk_floor(&paths, None, None, threshold);
-    println!("{}", serde_json::to_string_pretty(&verdict).expect("a verdict serialises"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&verdict).expect("a verdict serialises")
+    );
     ExitCode::SUCCESS
 }

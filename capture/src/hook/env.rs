@@ -56,7 +56,11 @@ impl HookEnv {
         if mode == ReflectionMode::Off {
             return None;
         }
-        let non_empty = |name: &str| lookup(name).map(|value| value.trim().to_string()).filter(|v| !v.is_empty());
+        let non_empty = |name: &str| {
+            lookup(name)
+                .map(|value| value.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         let risk_threshold = non_empty("REFLECTION_RISK_THRESHOLD")
             .and_then(|value| value.parse::<f64>().ok())
             .filter(|value| (0.0..=1.0).contains(value))

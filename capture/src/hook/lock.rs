@@ -20,7 +20,11 @@ impl SessionLock {
     pub fn acquire(dir: &Path, key: &str, stale_after: Duration) -> io::Result<Option<Self>> {
         let path = dir.join(format!(".{key}.lock"));
         for _ in 0..3 {
-            let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)?;
             match file.try_lock() {
                 Ok(()) => {
                     if !names_file(&path, &file) {
@@ -78,25 +82,48 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap();
         assert!(first.is_some());
-        assert!(SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap().is_none());
-        assert!(SessionLock::acquire(dir.path(), "s2", Duration::from_secs(60)).unwrap().is_some());
+        assert!(
+            SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60))
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            SessionLock::acquire(dir.path(), "s2", Duration::from_secs(60))
+                .unwrap()
+                .is_some()
+        );
         drop(first);
-        assert!(!dir.path().join(".s1.lock").exists(), "released locks leave no file behind");
-        assert!(SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap().is_some());
+        assert!(
+            !dir.path().join(".s1.lock").exists(),
+            "released locks leave no file behind"
+        );
+        assert!(
+            SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60))
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
     fn a_leftover_lock_file_without_a_holder_is_taken_at_once() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".s1.lock"), "crashed run").unwrap();
-        assert!(SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap().is_some());
+        assert!(
+            SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60))
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]
     fn a_hung_holder_loses_the_lock_after_the_stale_age() {
         let dir = tempfile::tempdir().unwrap();
-        let hung = SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap().unwrap();
-        hung.file.set_modified(SystemTime::now() - Duration::from_secs(120)).unwrap();
+        let hung = SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60))
+            .unwrap()
+            .unwrap();
+        hung.file
+            .set_modified(SystemTime::now() - Duration::from_secs(120))
+            .unwrap();
         let next = SessionLock::acquire(dir.path(), "s1", Duration::from_secs(60)).unwrap();
         assert!(next.is_some());
         drop(hung); // must not unlink the new holder's file

@@ -46,11 +46,21 @@ pub struct Outcome {
 /// Runs the hook once. `stdin` is the payload source.
 pub fn run(env: &HookEnv, stdin: impl Read + Send + 'static) -> Outcome {
     let started = Instant::now();
-    let mut run = Run { env, diagnostics: Vec::new(), log_dir: None };
-    let (sidecar, degraded) = run.capture(started, stdin).map_or((None, false), |(path, degraded)| (Some(path), degraded));
+    let mut run = Run {
+        env,
+        diagnostics: Vec::new(),
+        log_dir: None,
+    };
+    let (sidecar, degraded) = run
+        .capture(started, stdin)
+        .map_or((None, false), |(path, degraded)| (Some(path), degraded));
     run.diag(format!("done in {:.1} ms", started.elapsed().as_secs_f64() * 1e3));
     run.flush_diagnostics();
-    Outcome { sidecar, degraded, diagnostics: run.diagnostics }
+    Outcome {
+        sidecar,
+        degraded,
+        diagnostics: run.diagnostics,
+    }
 }
 
 struct Run<'a> {
@@ -79,7 +89,11 @@ impl Run<'_> {
                 Payload::default()
             }
         };
-        let session_id = payload.session_id.clone().or_else(|| env.session_id.clone()).unwrap_or_else(|| "unknown".into());
+        let session_id = payload
+            .session_id
+            .clone()
+            .or_else(|| env.session_id.clone())
+            .unwrap_or_else(|| "unknown".into());
         let key = match (&payload.agent_id, payload.is_subagent()) {
             (Some(agent_id), true) => format!("{}-{}", sanitize_key(&session_id), sanitize_key(agent_id)),
             _ => sanitize_key(&session_id),
@@ -88,7 +102,10 @@ impl Run<'_> {
         let (repo, root) = self.locate(&payload)?;
         let dir = resolve(&root, env.dir.as_deref(), DEFAULT_DIR);
         if let Err(error) = std::fs::create_dir_all(&dir) {
-            self.diag(format!("{}: cannot create the reflections directory: {error}", dir.display()));
+            self.diag(format!(
+                "{}: cannot create the reflections directory: {error}",
+                dir.display()
+            ));
             return None;
         }
         self.log_dir = Some(dir.clone());
@@ -107,8 +124,18 @@ impl Run<'_> {
 
         let input = resolve(&root, env.input.as_deref(), DEFAULT_INPUT);
         let scan = repo.as_ref().map(|repo| {
-            let exclude = [&dir, &input].iter().filter_map(|path| relative_to(&root, path)).collect();
-            Scan::start(repo, SurfaceOptions { base: env.base.clone(), exclude, interrupt: Arc::default() })
+            let exclude = [&dir, &input]
+                .iter()
+                .filter_map(|path| relative_to(&root, path))
+                .collect();
+            Scan::start(
+                repo,
+                SurfaceOptions {
+                    base: env.base.clone(),
+                    exclude,
+                    interrupt: Arc::default(),
+                },
+            )
         });
 
         // While the scan runs: what this session wrote before, and the self-report.
@@ -131,11 +158,25 @@ impl Run<'_> {
         let degraded = self_report.is_err() || complete.is_err();
         let self_report = self_report.unwrap_or_default();
 
-        let repo_name = root.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-        let task_ref = env.task_ref.clone().unwrap_or_else(|| default_task_ref(&repo_name, repo.as_ref()));
-        let agent = env.agent.clone().or_else(|| payload.agent_type.clone()).unwrap_or_else(|| "unknown".into());
+        let repo_name = root
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let task_ref = env
+            .task_ref
+            .clone()
+            .unwrap_or_else(|| default_task_ref(&repo_name, repo.as_ref()));
+        let agent = env
+            .agent
+            .clone()
+            .or_else(|| payload.agent_type.clone())
+            .unwrap_or_else(|| "unknown".into());
         let timestamp = jiff::Timestamp::now()
-            .round(jiff::TimestampRound::new().smallest(jiff::Unit::Microsecond).mode(jiff::RoundMode::Trunc))
+            .round(
+                jiff::TimestampRound::new()
+                    .smallest(jiff::Unit::Microsecond)
+                    .mode(jiff::RoundMode::Trunc),
+            )
             .unwrap_or_else(|_| jiff::Timestamp::now());
         let reflection = Reflection {
             schema: SchemaVersion::V1,
@@ -179,11 +220,15 @@ impl Run<'_> {
     /// The repository: the work tree containing the payload's `cwd`, else `CLAUDE_PROJECT_DIR`'s, else the process
     /// directory's. Without one, the first of those directories that exists stands in as the root.
     fn locate(&mut self, payload: &Payload) -> Option<(Option<gix::Repository>, PathBuf)> {
-        let candidates: Vec<PathBuf> = [payload.cwd.clone(), self.env.project_dir.clone(), std::env::current_dir().ok()]
-            .into_iter()
-            .flatten()
-            .filter(|dir| dir.is_dir())
-            .collect();
+        let candidates: Vec<PathBuf> = [
+            payload.cwd.clone(),
+            self.env.project_dir.clone(),
+            std::env::current_dir().ok(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|dir| dir.is_dir())
+        .collect();
         for dir in &candidates {
             match discover_work_tree(dir) {
                 Ok(repo) => {
@@ -206,7 +251,11 @@ impl Run<'_> {
         if self.diagnostics.is_empty() {
             return;
         }
-        let text: String = self.diagnostics.iter().map(|line| format!("reflect-hook: {line}\n")).collect();
+        let text: String = self
+            .diagnostics
+            .iter()
+            .map(|line| format!("reflect-hook: {line}\n"))
+            .collect();
         match (self.env.debug, &self.log_dir) {
             (DebugSink::File, Some(dir)) => append_bounded(&dir.join(DEBUG_LOG), text.as_bytes()),
             _ => {
@@ -230,22 +279,32 @@ impl Scan {
         let (tx, done) = mpsc::channel();
         let repo = repo.clone().into_sync();
         let sink = paths.clone();
-        let spawned = std::thread::Builder::new().name("reflect-hook-scan".into()).spawn(move || {
-            let repo = repo.to_thread_local();
-            let result = collect_change_surface(&repo, &options, &sink).map(|_| ()).map_err(|e| e.to_string());
-            let _ = tx.send(result);
-        });
+        let spawned = std::thread::Builder::new()
+            .name("reflect-hook-scan".into())
+            .spawn(move || {
+                let repo = repo.to_thread_local();
+                let result = collect_change_surface(&repo, &options, &sink)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string());
+                let _ = tx.send(result);
+            });
         if let Err(error) = spawned {
             let (tx, failed) = mpsc::channel();
             let _ = tx.send(Err(format!("cannot start the scan: {error}")));
-            return Self { paths, interrupt, done: failed };
+            return Self {
+                paths,
+                interrupt,
+                done: failed,
+            };
         }
         Self { paths, interrupt, done }
     }
 
     /// The paths found by `deadline`, and whether the scan completed.
     fn finish(self, deadline: Instant) -> (Vec<String>, Result<(), String>) {
-        let waited = self.done.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        let waited = self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
         let complete = match waited {
             Ok(result) => result,
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -281,7 +340,10 @@ fn resolve(root: &Path, configured: Option<&Path>, default: &str) -> PathBuf {
 /// `path` relative to `root` with `/` separators, when it lies inside it.
 fn relative_to(root: &Path, path: &Path) -> Option<String> {
     let relative = path.strip_prefix(root).ok()?;
-    let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
@@ -302,10 +364,22 @@ mod tests {
     #[test]
     fn configured_paths_resolve_against_the_root() {
         let root = Path::new("/repo");
-        assert_eq!(resolve(root, None, DEFAULT_DIR), PathBuf::from("/repo/.mosaic/reflections"));
-        assert_eq!(resolve(root, Some(Path::new("out")), DEFAULT_DIR), PathBuf::from("/repo/out"));
-        assert_eq!(resolve(root, Some(Path::new("/abs")), DEFAULT_DIR), PathBuf::from("/abs"));
-        assert_eq!(relative_to(root, Path::new("/repo/notes/r")), Some("notes/r".to_string()));
+        assert_eq!(
+            resolve(root, None, DEFAULT_DIR),
+            PathBuf::from("/repo/.mosaic/reflections")
+        );
+        assert_eq!(
+            resolve(root, Some(Path::new("out")), DEFAULT_DIR),
+            PathBuf::from("/repo/out")
+        );
+        assert_eq!(
+            resolve(root, Some(Path::new("/abs")), DEFAULT_DIR),
+            PathBuf::from("/abs")
+        );
+        assert_eq!(
+            relative_to(root, Path::new("/repo/notes/r")),
+            Some("notes/r".to_string())
+        );
         assert_eq!(relative_to(root, Path::new("/elsewhere")), None);
         assert_eq!(relative_to(root, root), None);
     }

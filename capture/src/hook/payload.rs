@@ -28,7 +28,12 @@ impl Payload {
             return Self::default();
         };
         let text = |key: &str| {
-            object.get(key).and_then(serde_json::Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(String::from)
+            object
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
         };
         Self {
             session_id: text("session_id"),
@@ -57,11 +62,13 @@ pub enum PayloadProblem {
 /// that never closes cannot hold the hook (the thread dies with the process).
 pub fn read_bounded(input: impl Read + Send + 'static, timeout: Duration) -> Result<Vec<u8>, PayloadProblem> {
     let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new().name("reflect-hook-stdin".into()).spawn(move || {
-        let mut bytes = Vec::new();
-        let result = input.take(MAX_PAYLOAD_BYTES + 1).read_to_end(&mut bytes).map(|_| bytes);
-        let _ = tx.send(result);
-    });
+    let spawned = std::thread::Builder::new()
+        .name("reflect-hook-stdin".into())
+        .spawn(move || {
+            let mut bytes = Vec::new();
+            let result = input.take(MAX_PAYLOAD_BYTES + 1).read_to_end(&mut bytes).map(|_| bytes);
+            let _ = tx.send(result);
+        });
     if spawned.is_err() {
         return Err(PayloadProblem::Unreadable);
     }
@@ -97,7 +104,9 @@ mod tests {
 
     #[test]
     fn subagent_needs_event_and_agent_id() {
-        let payload = Payload::parse(br#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a1","agent_type":"Explore"}"#);
+        let payload = Payload::parse(
+            br#"{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a1","agent_type":"Explore"}"#,
+        );
         assert!(payload.is_subagent());
         assert_eq!(payload.agent_type.as_deref(), Some("Explore"));
     }
@@ -118,6 +127,9 @@ mod tests {
                 Ok(0)
             }
         }
-        assert_eq!(read_bounded(Forever, Duration::from_millis(20)), Err(PayloadProblem::TimedOut));
+        assert_eq!(
+            read_bounded(Forever, Duration::from_millis(20)),
+            Err(PayloadProblem::TimedOut)
+        );
     }
 }

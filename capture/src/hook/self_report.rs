@@ -104,7 +104,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(report.confidence.map(UnitInterval::get), Some(0.7));
-        assert_eq!(report.most_likely_wrong.as_ref().map(|w| w.surface), Some(Surface::Data));
+        assert_eq!(
+            report.most_likely_wrong.as_ref().map(|w| w.surface),
+            Some(Surface::Data)
+        );
         assert_eq!(report.known_not_in_diff.as_deref(), Some("ran it by hand"));
     }
 
@@ -119,7 +122,11 @@ mod tests {
             br#"[0.5]"#,
             b"not json",
         ] {
-            assert!(matches!(parse(bad), Err(NotMerged::Malformed(_))), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                matches!(parse(bad), Err(NotMerged::Malformed(_))),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
@@ -134,6 +141,12 @@ mod tests {
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
         assert_eq!(load(&path, "s1", Some(written)), Err(NotMerged::Stale));
         let earlier = written - std::time::Duration::from_secs(5);
-        assert_eq!(load(&path, "s1", Some(earlier)).unwrap().confidence.map(UnitInterval::get), Some(0.9));
+        assert_eq!(
+            load(&path, "s1", Some(earlier))
+                .unwrap()
+                .confidence
+                .map(UnitInterval::get),
+            Some(0.9)
+        );
     }
 }

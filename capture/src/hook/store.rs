@@ -16,11 +16,21 @@ const TIMESTAMP_LEN: usize = "20261121T113700.123456Z".len();
 pub fn sanitize_key(raw: &str) -> String {
     let cleaned: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(128)
         .collect();
     let cleaned = cleaned.trim_start_matches('.');
-    if cleaned.is_empty() { "unknown".to_string() } else { cleaned.to_string() }
+    if cleaned.is_empty() {
+        "unknown".to_string()
+    } else {
+        cleaned.to_string()
+    }
 }
 
 /// The file-name form of a capture time.
@@ -87,7 +97,9 @@ impl SidecarStore {
                 Ok(_) => return Ok(path),
                 Err(error) if error.error.kind() == io::ErrorKind::AlreadyExists => {
                     temp = error.file;
-                    at = at.checked_add(jiff::SignedDuration::from_micros(1)).map_err(io::Error::other)?;
+                    at = at
+                        .checked_add(jiff::SignedDuration::from_micros(1))
+                        .map_err(io::Error::other)?;
                 }
                 Err(error) => return Err(error.error),
             }
@@ -97,8 +109,12 @@ impl SidecarStore {
 
 /// Whether `name` is `<key>-<timestamp>.reflection.json`.
 fn belongs_to(name: &str, key: &str) -> bool {
-    let Some(stem) = name.strip_suffix(SIDECAR_SUFFIX) else { return false };
-    let Some(rest) = stem.strip_prefix(key).and_then(|rest| rest.strip_prefix('-')) else { return false };
+    let Some(stem) = name.strip_suffix(SIDECAR_SUFFIX) else {
+        return false;
+    };
+    let Some(rest) = stem.strip_prefix(key).and_then(|rest| rest.strip_prefix('-')) else {
+        return false;
+    };
     rest.len() == TIMESTAMP_LEN
         && rest.ends_with('Z')
         && rest.as_bytes()[8] == b'T'
@@ -129,7 +145,10 @@ mod tests {
     fn counts_only_the_key_own_sidecars() {
         assert!(belongs_to("s1-20261121T113700.123456Z.reflection.json", "s1"));
         assert!(!belongs_to("s1-agent7-20261121T113700.123456Z.reflection.json", "s1"));
-        assert!(belongs_to("s1-agent7-20261121T113700.123456Z.reflection.json", "s1-agent7"));
+        assert!(belongs_to(
+            "s1-agent7-20261121T113700.123456Z.reflection.json",
+            "s1-agent7"
+        ));
         assert!(!belongs_to("s10-20261121T113700.123456Z.reflection.json", "s1"));
         assert!(!belongs_to(".tmp-abc.json", "s1"));
     }
@@ -142,13 +161,22 @@ mod tests {
         let first = store.write("s1", ts, b"{\"n\":1}").unwrap();
         let second = store.write("s1", ts, b"{\"n\":2}").unwrap();
         assert_eq!(first.file_name().unwrap(), "s1-20261121T113700.000000Z.reflection.json");
-        assert_eq!(second.file_name().unwrap(), "s1-20261121T113700.000001Z.reflection.json");
+        assert_eq!(
+            second.file_name().unwrap(),
+            "s1-20261121T113700.000001Z.reflection.json"
+        );
         assert_eq!(std::fs::read(&first).unwrap(), b"{\"n\":1}");
         let previous = store.previous("s1").unwrap();
         assert_eq!(previous.count, 2);
-        assert_eq!(previous.newest, Some(std::fs::metadata(&second).unwrap().modified().unwrap()));
+        assert_eq!(
+            previous.newest,
+            Some(std::fs::metadata(&second).unwrap().modified().unwrap())
+        );
         assert_eq!(store.previous("s2").unwrap(), Previous::default());
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers.len(), 2, "no temporary files remain: {leftovers:?}");
     }
 }
