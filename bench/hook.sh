@@ -10,13 +10,11 @@
 # Markdown; the medians are printed at the end. Nothing from REPO is copied into this project.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-target=${CARGO_TARGET_DIR:-$here/target}
-out=${OUT:-$target/bench}
+out=${OUT:-${CARGO_TARGET_DIR:-$here/target}/bench}
 runs=${RUNS:-200}
 mkdir -p "$out"
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 2; }
-cargo build --release --quiet --bin reflect-hook --manifest-path "$here/Cargo.toml"
-hook=$target/release/reflect-hook
+hook=$("$here/scripts/build-hook.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

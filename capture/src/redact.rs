@@ -25,7 +25,8 @@
 //! - a bare `Bearer <token>` when the token looks like one (a digit, or 24+ characters), so "Bearer tokens are …"
 //!   survives.
 //!
-//! All patterns are compiled once, lazily, by the `regex` crate, so matching is linear in the text. Text with
+//! Each pattern is compiled once, lazily, by the `regex` crate, and only when a cheap literal test says the text
+//! could match it, so matching is linear in the text and the hook's start-up rarely compiles anything. Text with
 //! nothing to redact comes back as [`Cow::Borrowed`] without allocating. Redaction is idempotent:
 //! `redact(&redact(x)) == redact(x)` ([`REDACTED`] itself matches no rule, and a value that is already
 //! `[REDACTED]` is replaced by itself).
@@ -34,17 +35,52 @@
 //! here), ordinary query parameters, and prose that merely mentions tokens or passwords.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use regex::{Captures, Regex};
 
 /// What a secret is replaced by.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// One redaction rule: a pattern and how to rewrite each match (`None` keeps the match as it is).
+/// One redaction rule: a cheap test that the text could match at all, a pattern compiled only the first time that
+/// test passes, and how to rewrite each match (`None` keeps the match as it is). Most text the hook copies (a
+/// branch name, an agent id, a sentence of self-report) passes no test, so the hook rarely compiles any pattern.
 struct Rule {
-    re: Regex,
+    could_match: fn(&str) -> bool,
+    pattern: fn() -> String,
     rewrite: fn(&Captures<'_>) -> Option<String>,
+    compiled: OnceLock<Regex>,
+}
+
+impl Rule {
+    const fn new(
+        could_match: fn(&str) -> bool,
+        pattern: fn() -> String,
+        rewrite: fn(&Captures<'_>) -> Option<String>,
+    ) -> Self {
+        Self {
+            could_match,
+            pattern,
+            rewrite,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn regex(&self) -> &Regex {
+        self.compiled
+            .get_or_init(|| Regex::new(&(self.pattern)()).expect("the redaction patterns are valid regexes"))
+    }
+}
+
+fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+fn contains_any(haystack: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|needle| haystack.contains(needle))
 }
 
 /// An assignment value: an earlier redaction (kept as is), a quoted string, or a bare run up to a delimiter.
@@ -60,36 +96,72 @@ const SECRET_SUFFIXED_NAMES: &str = r"(?i-u:[a-z][a-z0-9_]*_(?:token|secret|pass
 /// Upper-case env-style names, the only ones redacted after an unquoted `:` (YAML `env:` blocks).
 const ENV_NAMES: &str = r"(?-i:[A-Z][A-Z0-9_]*_(?:TOKEN|SECRET|PASSWORD|PASSWD|KEY))";
 
-static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let rule = |pattern: &str, rewrite: fn(&Captures<'_>) -> Option<String>| Rule {
-        re: Regex::new(pattern).expect("the redaction patterns are valid regexes"),
-        rewrite,
-    };
-    vec![
-        // PEM private keys, whole block; unterminated runs to the end of the text.
-        rule(
-            r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-            |_| Some(REDACTED.to_owned()),
-        ),
-        // Credentials in URLs: keep scheme, user and host.
-        rule(
-            r"(?P<pre>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@?#]*:)(?P<val>[^\s/@?#]+)(?P<post>@)",
-            |caps| Some(format!("{}{REDACTED}{}", &caps["pre"], &caps["post"])),
-        ),
-        // Authorization-like headers: keep the header name and scheme word.
-        rule(
-            r#"(?P<pre>\b(?i-u:(?:proxy-)?(?:authorization|x-api-key|x-auth-token|private-token))["']?[ \t]*[:=][ \t]*["']?(?:(?i-u:bearer|basic|token|digest)[ \t]+)?)(?P<val>[^\s"',;]+)"#,
-            |caps| Some(format!("{}{REDACTED}", &caps["pre"])),
-        ),
-        // OpenAI / Anthropic keys; `sk-learn` and hyphenated prose are not keys.
-        rule(r"\bsk-[A-Za-z0-9_-]{16,}", |caps| {
+static RULES: [Rule; 9] = [
+    // PEM private keys, whole block; unterminated runs to the end of the text.
+    Rule::new(
+        |text| text.contains("-----BEGIN "),
+        || {
+            r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)"
+                .into()
+        },
+        |_| Some(REDACTED.to_owned()),
+    ),
+    // Credentials in URLs: keep scheme, user and host.
+    Rule::new(
+        |text| text.contains("://") && text.contains('@'),
+        || r"(?P<pre>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@?#]*:)(?P<val>[^\s/@?#]+)(?P<post>@)".into(),
+        |caps| Some(format!("{}{REDACTED}{}", &caps["pre"], &caps["post"])),
+    ),
+    // Authorization-like headers: keep the header name and scheme word.
+    Rule::new(
+        |text| {
+            ["authorization", "x-api-key", "x-auth-token", "private-token"]
+                .iter()
+                .any(|header| contains_ignore_case(text, header))
+        },
+        || {
+            r#"(?P<pre>\b(?i-u:(?:proxy-)?(?:authorization|x-api-key|x-auth-token|private-token))["']?[ \t]*[:=][ \t]*["']?(?:(?i-u:bearer|basic|token|digest)[ \t]+)?)(?P<val>[^\s"',;]+)"#
+                .into()
+        },
+        |caps| Some(format!("{}{REDACTED}", &caps["pre"])),
+    ),
+    // OpenAI / Anthropic keys; `sk-learn` and hyphenated prose are not keys.
+    Rule::new(
+        |text| text.contains("sk-"),
+        || r"\bsk-[A-Za-z0-9_-]{16,}".into(),
+        |caps| {
             let body = &caps[0][3..];
             let has_digit = body.bytes().any(|b| b.is_ascii_digit());
             let long_run = body.split('-').any(|run| run.len() >= 16);
             (has_digit || long_run).then(|| REDACTED.to_owned())
-        }),
-        // Other well-known token formats, whole.
-        rule(
+        },
+    ),
+    // Other well-known token formats, whole.
+    Rule::new(
+        |text| {
+            contains_any(
+                text,
+                &[
+                    "ghp_",
+                    "gho_",
+                    "ghu_",
+                    "ghs_",
+                    "ghr_",
+                    "github_pat_",
+                    "AKIA",
+                    "ASIA",
+                    "xox",
+                    "eyJ",
+                    "glpat-",
+                    "k_live_",
+                    "k_test_",
+                    "AIza",
+                    "npm_",
+                    "hf_",
+                ],
+            )
+        },
+        || {
             concat!(
                 r"\bgh[pousr]_[A-Za-z0-9]{36,}\b",
                 r"|\bgithub_pat_[A-Za-z0-9_]{22,}",
@@ -101,32 +173,40 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 r"|\bAIza[0-9A-Za-z_-]{35}",
                 r"|\bnpm_[A-Za-z0-9]{36}\b",
                 r"|\bhf_[A-Za-z0-9]{30,}\b",
-            ),
-            |_| Some(REDACTED.to_owned()),
-        ),
-        // `name=value` (URL query, shell, code).
-        rule(
-            &format!(r"(?P<pre>\b(?:(?i-u:{SECRET_NAMES})|{SECRET_SUFFIXED_NAMES})[ \t]*=[ \t]*){VALUE}"),
-            rewrite_value,
-        ),
-        // `"name": value` (JSON, Python dicts).
-        rule(
-            &format!(r#"(?P<pre>["'](?:(?i-u:{SECRET_NAMES})|{SECRET_SUFFIXED_NAMES})["'][ \t]*:[ \t]*){VALUE}"#),
-            rewrite_value,
-        ),
-        // `NAME: value` (YAML), upper-case env-style names only.
-        rule(&format!(r"(?P<pre>\b{ENV_NAMES}[ \t]*:[ \t]*){VALUE}"), rewrite_value),
-        // A bare `Bearer <token>`, when the token looks like one.
-        rule(
-            r"(?P<pre>\b(?i-u:bearer)[ \t]+)(?P<val>[A-Za-z0-9._~+/=-]{8,})",
-            |caps| {
-                let token = &caps["val"];
-                (token.bytes().any(|b| b.is_ascii_digit()) || token.len() >= 24)
-                    .then(|| format!("{}{REDACTED}", &caps["pre"]))
-            },
-        ),
-    ]
-});
+            )
+            .into()
+        },
+        |_| Some(REDACTED.to_owned()),
+    ),
+    // `name=value` (URL query, shell, code).
+    Rule::new(
+        |text| text.contains('='),
+        || format!(r"(?P<pre>\b(?:(?i-u:{SECRET_NAMES})|{SECRET_SUFFIXED_NAMES})[ \t]*=[ \t]*){VALUE}"),
+        rewrite_value,
+    ),
+    // `"name": value` (JSON, Python dicts).
+    Rule::new(
+        |text| text.contains(':') && (text.contains('"') || text.contains('\'')),
+        || format!(r#"(?P<pre>["'](?:(?i-u:{SECRET_NAMES})|{SECRET_SUFFIXED_NAMES})["'][ \t]*:[ \t]*){VALUE}"#),
+        rewrite_value,
+    ),
+    // `NAME: value` (YAML), upper-case env-style names only.
+    Rule::new(
+        |text| text.contains(':') && contains_any(text, &["_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_KEY"]),
+        || format!(r"(?P<pre>\b{ENV_NAMES}[ \t]*:[ \t]*){VALUE}"),
+        rewrite_value,
+    ),
+    // A bare `Bearer <token>`, when the token looks like one.
+    Rule::new(
+        |text| contains_ignore_case(text, "bearer"),
+        || r"(?P<pre>\b(?i-u:bearer)[ \t]+)(?P<val>[A-Za-z0-9._~+/=-]{8,})".into(),
+        |caps| {
+            let token = &caps["val"];
+            (token.bytes().any(|b| b.is_ascii_digit()) || token.len() >= 24)
+                .then(|| format!("{}{REDACTED}", &caps["pre"]))
+        },
+    ),
+];
 
 /// Keeps the name and separator, redacts the value; a quoted value keeps its quotes.
 fn rewrite_value(caps: &Captures<'_>) -> Option<String> {
@@ -164,8 +244,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// One pass of every rule, in order; `Borrowed` when the pass changed nothing.
 fn redact_once(text: &str) -> Cow<'_, str> {
     let mut current: Cow<'_, str> = Cow::Borrowed(text);
-    for rule in RULES.iter() {
-        let replaced = match rule.re.replace_all(&current, |caps: &Captures<'_>| {
+    for rule in &RULES {
+        if !(rule.could_match)(&current) {
+            continue;
+        }
+        let replaced = match rule.regex().replace_all(&current, |caps: &Captures<'_>| {
             (rule.rewrite)(caps).unwrap_or_else(|| caps[0].to_owned())
         }) {
             Cow::Owned(replaced) => Some(replaced),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One sidecar: what an agent turn changed, how risky that surface is, and the agent's optional self-report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct Reflection {
     pub schema: SchemaVersion,
     pub task_ref: String,
@@ -31,6 +31,38 @@ pub struct Reflection {
     pub provenance: Provenance,
 }
 
+/// serde's derive also reads a struct from a JSON *array* of its fields in order, which the schema refuses (its
+/// objects are `type: object`). `remote = "Self"` makes the derived code inherent functions; these trait impls
+/// admit maps only and hand them to it, without buffering.
+macro_rules! objects_only {
+    ($($ty:ident),+) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                $ty::serialize(self, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct ObjectVisitor;
+                impl<'de> serde::de::Visitor<'de> for ObjectVisitor {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("a JSON object (", stringify!($ty), ")"))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
+                        $ty::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                deserializer.deserialize_map(ObjectVisitor)
+            }
+        }
+    )+};
+}
+pub(crate) use objects_only;
+
+objects_only!(Reflection, MostLikelyWrong, RiskVerdict, Provenance);
+
 /// The literal `"reflection.v1"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum SchemaVersion {
@@ -41,7 +73,7 @@ pub enum SchemaVersion {
 
 /// SELF-REPORTED: the single most likely way the work is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct MostLikelyWrong {
     pub surface: Surface,
     pub description: String,
@@ -49,7 +81,7 @@ pub struct MostLikelyWrong {
 
 /// MECHANICAL: the verdict of the diff risk floor ([`crate::risk::evaluate_risk_floor`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct RiskVerdict {
     pub needs_review: bool,
     pub score: UnitInterval,
@@ -58,7 +90,7 @@ pub struct RiskVerdict {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct Provenance {
     pub source: Source,
     pub reflection_attempt: NonZeroU32,

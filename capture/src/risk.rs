@@ -44,7 +44,9 @@
 
 use std::sync::LazyLock;
 
-use regex::RegexSet;
+use regex_automata::Input;
+use regex_automata::dfa::Automaton;
+use regex_automata::dfa::dense::DFA;
 
 use crate::reflection::{RiskVerdict, Surface, UnitInterval};
 
@@ -54,312 +56,51 @@ pub const DEFAULT_RISK_THRESHOLD: f64 = 0.5;
 /// How many files of the winning surface the `reason` names before it summarises the rest as `(+N more)`.
 const REASON_MAX_FILES: usize = 10;
 
-/// The PRD §6 table, verbatim (only `package.json`'s dot escaped), most risky surface first.
-pub const UPSTREAM_PATTERNS: &[(Surface, &[&str])] = &[
-    (
-        Surface::Auth,
-        &[
-            "auth",
-            "login",
-            "session",
-            "token",
-            "permission",
-            "rbac",
-            "credential",
-            "secret",
-        ],
-    ),
-    (
-        Surface::Data,
-        &[
-            "migration",
-            "prisma",
-            "schema",
-            r"\.sql",
-            "entity",
-            "repository",
-            "seed",
-        ],
-    ),
-    (
-        Surface::Infra,
-        &[
-            "docker",
-            r"\.woodpecker",
-            "compose",
-            "traefik",
-            "deploy",
-            "helm",
-            "k8s",
-            "terraform",
-        ],
-    ),
-    (
-        Surface::Build,
-        &[
-            r"package\.json",
-            "tsconfig",
-            r"turbo\.json",
-            "pnpm-",
-            r"\.config\.",
-            "eslint",
-            "vite",
-        ],
-    ),
-    (Surface::Ui, &[r"\.tsx", r"\.css", "components/", "apps/web/"]),
-    (Surface::Test, &[r"\.spec\.", r"\.test\.", "__tests__/"]),
-    (Surface::Docs, &[r"\.md", "docs/"]),
-];
+include!("risk_patterns.rs");
 
-/// Additions to the upstream table for non-TypeScript projects (see the module documentation). Matched
-/// case-insensitively like the upstream patterns, so, like them, written in lower case.
-pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
-    (
-        Surface::Auth,
-        &[
-            r"passw(or)?d",
-            "jwt",
-            "oauth",
-            "openid",
-            r"[cx]srf",
-            "crypt",
-            r"\.pem$",
-            r"\.(key|p12|pfx|jks|keystore)$",
-            r"(^|/)id_(rsa|dsa|ecdsa|ed25519)",
-            r"(^|/)[._]?netrc$",
-            r"(^|[/._-])(sso|saml|oidc|mfa|2fa|otp|totp|acl)([/._-]|$)",
-            "logout",
-            r"(^|[/._-])sign[-_]?(in|up|out)([/._-]|$)",
-            r"access[-_]?control",
-            "privilege",
-            r"api[-_]?keys?([/._-]|$)",
-            "keychain",
-            "keyring",
-        ],
-    ),
-    (
-        Surface::Data,
-        &[
-            "alembic",
-            r"(^|/)diesel\.toml$",
-            r"(^|/)\.sqlx/",
-            r"(^|/)sqlx-data\.json$",
-            r"(^|/)models?(\.py$|/)",
-            r"\.proto$",
-            "database",
-            r"(^|/)db/",
-            r"(^|/)migrate(/|\.)",
-            r"\.(sqlite3?|db)$",
-            "flyway",
-            "liquibase",
-        ],
-    ),
-    (
-        Surface::Infra,
-        &[
-            r"(^|/)\.github/(workflows|actions)/",
-            r"(^|/)action\.ya?ml$",
-            r"(^|/)\.(gitea|forgejo)/workflows/",
-            r"\.gitlab-ci",
-            "jenkinsfile",
-            r"(^|/)\.circleci/",
-            r"(^|/)\.buildkite/",
-            "azure-pipelines",
-            "bitbucket-pipelines",
-            r"(^|/)\.travis\.ya?ml$",
-            r"(^|/)\.drone\.ya?ml$",
-            r"(^|/)cloudbuild\.ya?ml$",
-            "ansible",
-            r"(^|/)playbooks?/",
-            "kustomiz",
-            "kubernetes",
-            r"(^|/)chart\.ya?ml$",
-            r"\.tf$",
-            r"\.tfvars$",
-            r"\.hcl$",
-            "pulumi",
-            "cloudformation",
-            r"(^|/)serverless\.ya?ml$",
-            r"(^|/)cdk\.json$",
-            "vagrantfile",
-            "procfile",
-            r"fly\.toml",
-            r"(^|/)netlify\.toml$",
-            r"(^|/)vercel\.json$",
-            r"(^|/)render\.ya?ml$",
-            "nginx",
-            "caddyfile",
-            r"(^|/)containerfile",
-            r"(^|/)systemd/",
-            r"(^|/)\.env($|\.)",
-            r"(^|/)(infra|infrastructure|devops)/",
-        ],
-    ),
-    (
-        Surface::Build,
-        &[
-            // Rust
-            r"cargo\.toml",
-            r"cargo\.lock",
-            r"(^|/)build\.rs$",
-            "rust-toolchain",
-            r"(^|/)\.cargo/config",
-            r"(^|/)\.?(rustfmt|clippy|deny)\.toml$",
-            // Go
-            r"(^|/)go\.(mod|sum|work|work\.sum)$",
-            r"(^|/)\.golangci",
-            // Python
-            r"pyproject\.toml",
-            r"(^|/)setup\.(py|cfg)$",
-            r"(^|/)requirements[^/]*\.(txt|in)$",
-            r"(^|/)requirements/",
-            "pipfile",
-            r"poetry\.lock",
-            r"uv\.lock",
-            r"pdm\.lock",
-            r"tox\.ini",
-            r"(^|/)noxfile\.py$",
-            r"(^|/)manifest\.in$",
-            r"(^|/)(pytest|mypy)\.ini$",
-            r"(^|/)\.flake8$",
-            r"ruff\.toml",
-            r"(^|/)\.python-version$",
-            // C, C++ and general
-            r"(^|/)(gnu)?makefile",
-            r"\.mk$",
-            "justfile",
-            r"cmakelists\.txt",
-            r"\.cmake$",
-            r"meson\.build",
-            r"(^|/)meson_options\.txt$",
-            r"(^|/)build\.ninja$",
-            r"(^|/)(build|workspace|module)\.bazel$",
-            r"(^|/)(build|workspace)$",
-            r"\.bzl$",
-            r"(^|/)\.bazelrc",
-            r"(^|/)configure(\.ac)?$",
-            r"(^|/)vcpkg\.json$",
-            r"(^|/)conanfile",
-            r"(^|/)\.pre-commit-config",
-            r"(^|/)\.tool-versions$",
-            r"(^|/)\.?mise\.toml$",
-            r"(^|/)flake\.(nix|lock)$",
-            r"(^|/)(default|shell)\.nix$",
-            r"(^|/)\.github/dependabot\.ya?ml$",
-            r"(^|/)renovate\.json",
-            // JavaScript beyond the upstream table
-            r"package-lock\.json",
-            r"npm-shrinkwrap\.json",
-            r"yarn\.lock",
-            r"(^|/)bun\.lockb?$",
-            r"(^|/)\.(npmrc|yarnrc|nvmrc|node-version)",
-            r"(^|/)deno\.(jsonc?|lock)$",
-            r"(^|/)(lerna|nx)\.json$",
-            r"(^|/)biome\.jsonc?$",
-            r"(^|/)\.prettier",
-            "webpack",
-            r"(^|/)rollup\.config",
-            r"(^|/)\.?babel(rc|\.config)",
-            "esbuild",
-            r"(^|/)\.swcrc$",
-            // JVM, Ruby, PHP, .NET, Swift, Elixir, Haskell
-            r"build\.gradle",
-            "gradle",
-            r"pom\.xml",
-            r"(^|/)\.mvn/",
-            r"(^|/)mvnw",
-            r"(^|/)build\.sbt$",
-            "gemfile",
-            r"\.gemspec$",
-            r"(^|/)rakefile",
-            r"(^|/)composer\.(json|lock)$",
-            r"\.(cs|fs|vb)proj$",
-            r"\.sln$",
-            r"(^|/)directory\.(build|packages)\.",
-            r"(^|/)nuget\.config$",
-            r"(^|/)package\.(swift|resolved)$",
-            r"(^|/)podfile",
-            r"\.podspec$",
-            r"(^|/)mix\.(exs|lock)$",
-            r"(^|/)rebar\.config$",
-            r"(^|/)stack\.yaml$",
-            r"\.cabal$",
-        ],
-    ),
-    (
-        Surface::Ui,
-        &[
-            r"\.jsx$",
-            r"\.vue$",
-            r"\.svelte$",
-            r"\.astro$",
-            r"\.s[ac]ss$",
-            r"\.less$",
-            r"\.styl(us)?$",
-            r"\.html?$",
-            r"\.(hbs|handlebars|ejs|pug|erb|twig|liquid|njk)$",
-            r"\.(xaml|storyboard|xib|qml)$",
-            r"(^|/)(ui|frontend)/",
-        ],
-    ),
-    (
-        Surface::Test,
-        &[
-            r"(^|/)tests?/",
-            r"_test\.go$",
-            r"(^|/)test_[^/]*\.py$",
-            r"_test\.py$",
-            r"conftest\.py",
-            r"(^|/)testdata/",
-            r"(^|/)spec/",
-            r"_spec\.rb$",
-            r"\.snap$",
-            r"(^|/)__snapshots__/",
-            r"(^|/)tests?\.rs$",
-            r"_tests?\.[a-z0-9]+$",
-            r"_spec\.[a-z0-9]+$",
-            r"\.tests?/",
-            r"(^|/)(e2e|cypress|fixtures?|testing)/",
-            r"\.bats$",
-        ],
-    ),
-    (
-        Surface::Docs,
-        &[
-            r"\.rst$",
-            r"\.adoc$",
-            r"\.asciidoc$",
-            r"(^|/)readme",
-            r"(^|/)changelog",
-            r"(^|/)doc/",
-            r"(^|/)(documentation|wiki)/",
-            r"(^|/)(licen[cs]e|copying|notice)(-[a-z0-9.-]+)?(\.(txt|md|rst))?$",
-            r"(^|/)(changes|history|news|contributing|contributors)(\.(txt|rst|md|adoc))?$",
-            r"(^|/)mkdocs\.ya?ml$",
-            r"(^|/)book\.toml$",
-            r"(^|/)\.readthedocs\.ya?ml$",
-        ],
-    ),
-];
-
-/// Every pattern of both tables in one set, with the surface of each pattern by index.
+/// One DFA per surface, most risky first, compiled from the tables by `build.rs` and embedded in the binary.
 ///
 /// Case-insensitivity is ASCII case folding done on the path (lower-cased before matching) rather than `(?i)` in
-/// the patterns: the patterns are ASCII and lower case, so the result is the same, and a `(?i)` set of this size
-/// costs about three times as much to compile (≈5 ms against ≈1.5 ms), paid by the hook on every agent turn.
+/// the patterns: the patterns are ASCII and lower case, so the result is the same.
 struct Table {
-    set: RegexSet,
-    surfaces: Vec<Surface>,
+    dfas: Vec<(Surface, DFA<&'static [u32]>)>,
+}
+
+/// The serialised DFAs need the alignment of `u32`.
+#[repr(C)]
+struct Aligned<B: ?Sized> {
+    _align: [u32; 0],
+    bytes: B,
+}
+
+macro_rules! embedded_dfa {
+    ($file:literal) => {{
+        static ALIGNED: &Aligned<[u8]> = &Aligned {
+            _align: [],
+            bytes: *include_bytes!(concat!(env!("OUT_DIR"), "/", $file)),
+        };
+        &ALIGNED.bytes
+    }};
 }
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
-    let (patterns, surfaces): (Vec<&str>, Vec<Surface>) = UPSTREAM_PATTERNS
-        .iter()
-        .chain(EXTENSION_PATTERNS)
-        .flat_map(|&(surface, patterns)| patterns.iter().map(move |&p| (p, surface)))
-        .unzip();
-    let set = RegexSet::new(patterns).expect("the risk table's patterns are valid regexes");
-    Table { set, surfaces }
+    let embedded: [(Surface, &'static [u8]); 7] = [
+        (Surface::Auth, embedded_dfa!("risk-auth.dfa")),
+        (Surface::Data, embedded_dfa!("risk-data.dfa")),
+        (Surface::Infra, embedded_dfa!("risk-infra.dfa")),
+        (Surface::Build, embedded_dfa!("risk-build.dfa")),
+        (Surface::Ui, embedded_dfa!("risk-ui.dfa")),
+        (Surface::Test, embedded_dfa!("risk-test.dfa")),
+        (Surface::Docs, embedded_dfa!("risk-docs.dfa")),
+    ];
+    let dfas = embedded
+        .into_iter()
+        .map(|(surface, bytes)| {
+            let (dfa, _) = DFA::from_bytes(bytes).expect("build.rs serialises valid DFAs for this target");
+            (surface, dfa)
+        })
+        .collect();
+    Table { dfas }
 });
 
 /// `\` to `/` and any leading `./` dropped, so Windows-style and `./`-prefixed paths classify and dedup alike.
@@ -377,14 +118,13 @@ fn normalise(path: &str) -> String {
 }
 
 fn classify_normalised(path: &str) -> Surface {
-    let table = &*TABLE;
-    table
-        .set
-        .matches(&path.to_ascii_lowercase())
+    let lower = path.to_ascii_lowercase();
+    let input = Input::new(lower.as_bytes()).earliest(true);
+    TABLE
+        .dfas
         .iter()
-        .map(|index| table.surfaces[index])
-        .max()
-        .unwrap_or(Surface::None)
+        .find(|(_, dfa)| matches!(dfa.try_search_fwd(&input), Ok(Some(_))))
+        .map_or(Surface::None, |&(surface, _)| surface)
 }
 
 /// The surface of one path: the highest-weight surface with any pattern matching it (case-insensitively, after
@@ -738,7 +478,70 @@ mod tests {
                 );
             }
         }
-        assert_eq!(TABLE.set.len(), TABLE.surfaces.len());
+        assert_eq!(TABLE.dfas.len(), 7, "one DFA per surface but none");
+    }
+
+    /// The embedded DFAs classify exactly as the `regex` crate does with the same patterns.
+    fn regex_reference(path: &str) -> Surface {
+        static REFERENCE: LazyLock<Vec<(Surface, regex::bytes::RegexSet)>> = LazyLock::new(|| {
+            Surface::ALL
+                .into_iter()
+                .filter_map(|surface| {
+                    let patterns: Vec<&str> = UPSTREAM_PATTERNS
+                        .iter()
+                        .chain(EXTENSION_PATTERNS)
+                        .filter(|(s, _)| *s == surface)
+                        .flat_map(|(_, patterns)| patterns.iter().copied())
+                        .collect();
+                    let set = regex::bytes::RegexSetBuilder::new(&patterns)
+                        .unicode(false)
+                        .build()
+                        .ok()?;
+                    (!patterns.is_empty()).then_some((surface, set))
+                })
+                .collect()
+        });
+        let lower = normalise(path).to_ascii_lowercase();
+        REFERENCE
+            .iter()
+            .find(|(_, set)| set.is_match(lower.as_bytes()))
+            .map_or(Surface::None, |(surface, _)| *surface)
+    }
+
+    /// Path pieces taken from the patterns themselves, so generated paths hit pattern edges (anchors, suffixes).
+    fn fragments() -> Vec<String> {
+        let mut pieces: Vec<String> = UPSTREAM_PATTERNS
+            .iter()
+            .chain(EXTENSION_PATTERNS)
+            .flat_map(|(_, patterns)| patterns.iter())
+            .flat_map(|pattern| {
+                pattern
+                    .replace("\\.", ".")
+                    .split(|c: char| "()[]?*+^$|\\".contains(c))
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|piece| !piece.is_empty())
+            .collect();
+        pieces.extend(
+            [
+                "src", "lib", "x", "Main", "AUTH", "é", ".", "/", "_", "-", "2fa", "id_rsa",
+            ]
+            .map(String::from),
+        );
+        pieces.sort();
+        pieces.dedup();
+        pieces
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn dfa_agrees_with_the_regex_crate(parts in proptest::collection::vec(proptest::sample::select(fragments()), 1..6),
+                                           seps in proptest::collection::vec(proptest::sample::select(vec!["/", ".", "_", "-", ""]), 6)) {
+            let path: String = parts.iter().zip(&seps).flat_map(|(part, sep)| [part.as_str(), *sep]).collect();
+            prop_assert_eq!(classify_path(&path), regex_reference(&path), "{}", path);
+        }
     }
 
     #[test]

@@ -179,14 +179,12 @@ fn automatic_base_tip(repo: &gix::Repository) -> Option<(String, gix::ObjectId)>
         let id = reference.peel_to_id().ok()?.detach();
         Some((reference.name().as_bstr().to_string(), id))
     };
-    if let Some(head_name) = &head_name {
-        if let Some(Ok(upstream)) =
+    if let Some(head_name) = &head_name
+        && let Some(Ok(upstream)) =
             repo.branch_remote_tracking_ref_name(head_name.as_ref(), gix::remote::Direction::Fetch)
-        {
-            if let Some(found) = resolve(&upstream.as_bstr().to_string()) {
-                return Some(found);
-            }
-        }
+        && let Some(found) = resolve(&upstream.as_bstr().to_string())
+    {
+        return Some(found);
     }
     let current = head_name.as_ref().map(|name| name.as_bstr().to_string());
     [

@@ -206,6 +206,24 @@ fn invalid_documents() -> Vec<(&'static str, Value)> {
             mutate(&|d| d["provenance"]["host"] = json!("x")),
         ),
         ("not an object", json!(["reflection.v1"])),
+        (
+            "an array of the fields in order",
+            json!(["reflection.v1", "t", "a", "s", "2026-11-21T11:37:00Z", "r", null, null, null,
+                   {"needs_review": false, "score": 0.0, "surface": "none", "reason": "x"}, [],
+                   {"source": "stop-hook", "reflection_attempt": 1, "degraded": false, "reflection_mode": "solo"}]),
+        ),
+        (
+            "risk as an array",
+            mutate(&|d| d["risk"] = json!([true, 1.0, "auth", "x"])),
+        ),
+        (
+            "provenance as an array",
+            mutate(&|d| d["provenance"] = json!(["stop-hook", 1, false, "solo"])),
+        ),
+        (
+            "most_likely_wrong as an array",
+            mutate(&|d| d["most_likely_wrong"] = json!(["auth", "x"])),
+        ),
     ]);
     cases
 }

@@ -8,9 +8,18 @@ use capture::{DEFAULT_RISK_THRESHOLD, RiskVerdict, evaluate_risk_floor};
 
 /// The experiments and where each stands.
 pub const EXPERIMENTS: [(&str, &str); 3] = [
-    ("P1 calibration", "does self-reported confidence separate right from wrong work? (not implemented yet)"),
-    ("P2 gate buckets", "which failures in git history would only self-reflection have caught? (not implemented yet)"),
-    ("P3 detectability", "how often is a task's outcome machine-detectable within 30 days? (not implemented yet)"),
+    (
+        "P1 calibration",
+        "does self-reported confidence separate right from wrong work? (not implemented yet)",
+    ),
+    (
+        "P2 gate buckets",
+        "which failures in git history would only self-reflection have caught? (not implemented yet)",
+    ),
+    (
+        "P3 detectability",
+        "how often is a task's outcome machine-detectable within 30 days? (not implemented yet)",
+    ),
 ];
 
 #[derive(Debug)]

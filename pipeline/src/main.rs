@@ -6,7 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "phase0", version, about = "Phase-0 evidence for an agent self-reflection loop, offline")]
+#[command(
+    name = "phase0",
+    version,
+    about = "Phase-0 evidence for an agent self-reflection loop, offline"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -48,6 +48,7 @@ pub fn run(env: &HookEnv, stdin: impl Read + Send + 'static) -> Outcome {
     let started = Instant::now();
     let mut run = Run {
         env,
+        started,
         diagnostics: Vec::new(),
         log_dir: None,
     };
@@ -65,6 +66,7 @@ pub fn run(env: &HookEnv, stdin: impl Read + Send + 'static) -> Outcome {
 
 struct Run<'a> {
     env: &'a HookEnv,
+    started: Instant,
     diagnostics: Vec<String>,
     log_dir: Option<PathBuf>,
 }
@@ -73,6 +75,14 @@ impl Run<'_> {
     fn diag(&mut self, message: impl Into<String>) {
         if self.env.debug != DebugSink::Off {
             self.diagnostics.push(message.into());
+        }
+    }
+
+    /// Marks the end of a phase (debug output only), so slow runs can be explained.
+    fn phase(&mut self, name: &str) {
+        if self.env.debug != DebugSink::Off {
+            let at = self.started.elapsed().as_secs_f64() * 1e3;
+            self.diagnostics.push(format!("{at:7.2} ms  {name}"));
         }
     }
 
@@ -99,7 +109,9 @@ impl Run<'_> {
             _ => sanitize_key(&session_id),
         };
 
+        self.phase("payload read");
         let (repo, root) = self.locate(&payload)?;
+        self.phase("repository opened");
         let dir = resolve(&root, env.dir.as_deref(), DEFAULT_DIR);
         if let Err(error) = std::fs::create_dir_all(&dir) {
             self.diag(format!(
@@ -122,6 +134,7 @@ impl Run<'_> {
             }
         };
 
+        self.phase("lock taken");
         let input = resolve(&root, env.input.as_deref(), DEFAULT_INPUT);
         let scan = repo.as_ref().map(|repo| {
             let exclude = [&dir, &input]
@@ -148,6 +161,7 @@ impl Run<'_> {
             self.diag(format!("{}: {why}", input.display()));
         });
 
+        self.phase("previous sidecars and self-report read");
         let (files, complete) = match scan {
             Some(scan) => scan.finish(scan_deadline),
             None => (Vec::new(), Err("no git work tree".to_string())),
@@ -155,6 +169,7 @@ impl Run<'_> {
         if let Err(why) = &complete {
             self.diag(format!("change surface incomplete: {why}"));
         }
+        self.phase("change surface scanned");
         let degraded = self_report.is_err() || complete.is_err();
         let self_report = self_report.unwrap_or_default();
 
@@ -197,6 +212,7 @@ impl Run<'_> {
                 reflection_mode: env.mode,
             },
         };
+        self.phase("sidecar assembled (risk floor, redaction)");
         let mut json = match serde_json::to_vec_pretty(&reflection) {
             Ok(json) => json,
             Err(error) => {

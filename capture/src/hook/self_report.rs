@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::redact::redact;
 use crate::reflection::{MostLikelyWrong, UnitInterval};
@@ -13,8 +13,8 @@ pub const MAX_SELF_REPORT_BYTES: u64 = 1024 * 1024;
 
 /// What an agent may write to `REFLECTION_INPUT`. Unknown keys are refused so that a misspelt field shows up as a
 /// degraded sidecar instead of being dropped without a trace.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, remote = "Self")]
 pub struct SelfReport {
     #[serde(default)]
     pub confidence: Option<UnitInterval>,
@@ -26,6 +26,8 @@ pub struct SelfReport {
     #[serde(default)]
     pub session_id: Option<String>,
 }
+
+crate::reflection::objects_only!(SelfReport);
 
 /// Why a self-report was not merged (the sidecar is then `degraded`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,17 +65,17 @@ pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>)
     if metadata.len() > MAX_SELF_REPORT_BYTES {
         return Err(NotMerged::TooLarge);
     }
-    if let (Some(previous), Ok(modified)) = (previous_sidecar, metadata.modified()) {
-        if modified <= previous {
-            return Err(NotMerged::Stale);
-        }
+    if let (Some(previous), Ok(modified)) = (previous_sidecar, metadata.modified())
+        && modified <= previous
+    {
+        return Err(NotMerged::Stale);
     }
     let bytes = std::fs::read(path).map_err(|error| NotMerged::Unreadable(error.to_string()))?;
     let report = parse(&bytes)?;
-    if let Some(other) = report.session_id.as_deref() {
-        if other != session_id {
-            return Err(NotMerged::OtherSession(other.to_string()));
-        }
+    if let Some(other) = report.session_id.as_deref()
+        && other != session_id
+    {
+        return Err(NotMerged::OtherSession(other.to_string()));
     }
     Ok(report)
 }
