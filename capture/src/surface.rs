@@ -24,6 +24,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use gix::bstr::{BStr, ByteSlice};
 
+mod staged;
+pub use staged::staged_changes;
+
 /// The hook's scratch directory, never part of the surface.
 pub const SCRATCH_DIR: &str = ".mosaic";
 
@@ -120,7 +123,7 @@ pub fn collect_change_surface(
         message,
     };
     let filter = PathFilter::new(&options.exclude);
-    let mut add = |path: &BStr| {
+    let add = |path: &BStr| {
         if let Some(path) = filter.keep(path) {
             out.insert(path);
         }
@@ -128,29 +131,87 @@ pub fn collect_change_surface(
 
     let base = committed_base(repo, options.base.as_deref()).map_err(|e| git_error(e.to_string()))?;
     if let Some(base) = &base {
-        committed_changes(repo, base.merge_base, &mut add).map_err(|e| git_error(e.to_string()))?;
+        committed_changes(repo, base.merge_base, &mut |path| add(path)).map_err(|e| git_error(e.to_string()))?;
     }
 
-    let status = repo
-        .status(gix::progress::Discard)
+    let index = repo.index_or_empty().map_err(|e| git_error(e.to_string()))?;
+    let head_tree = repo
+        .head_tree_id_or_empty()
         .map_err(|e| git_error(e.to_string()))?
-        .untracked_files(gix::status::UntrackedFiles::Files)
-        .index_worktree_submodules(gix::status::Submodule::Given {
-            ignore: gix::submodule::config::Ignore::Dirty,
-            check_dirty: false,
-        })
-        .index_worktree_rewrites(None)
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
-        .should_interrupt_owned(options.interrupt.clone());
-    for item in status.into_iter(None).map_err(|e| git_error(e.to_string()))? {
-        let item = item.map_err(|e| git_error(e.to_string()))?;
-        match &item {
+        .detach();
+    // Nothing is staged when the index's cache-tree is valid at the root and names HEAD's tree: the common case,
+    // and then the staged diff is skipped altogether.
+    let nothing_staged = index
+        .tree()
+        .is_some_and(|root| root.num_entries.is_some() && root.id == head_tree);
+    let staged_repo = repo.clone().into_sync();
+
+    std::thread::scope(|scope| {
+        // Staged changes on a second thread while this one compares the index with the work tree.
+        let staged = (!nothing_staged).then(|| {
+            let index = &index;
+            let add = &add;
+            let interrupt = &options.interrupt;
+            scope.spawn(move || -> Result<(), String> {
+                let repo = staged_repo.to_thread_local();
+                if index.is_sparse() {
+                    return tree_index_via_gix(&repo, head_tree, index, &mut |path| add(path));
+                }
+                staged::staged_changes(&repo, head_tree, index, interrupt, &mut |path| add(path))
+                    .map_err(|e| e.to_string())
+            })
+        });
+
+        let status = repo
+            .status(gix::progress::Discard)
+            .map_err(|e| git_error(e.to_string()))?
+            .index(gix::worktree::IndexPersistedOrInMemory::Persisted(index.clone()))
+            .untracked_files(gix::status::UntrackedFiles::Files)
+            .index_worktree_submodules(gix::status::Submodule::Given {
+                ignore: gix::submodule::config::Ignore::Dirty,
+                check_dirty: false,
+            })
+            .index_worktree_rewrites(None)
+            .should_interrupt_owned(options.interrupt.clone());
+        let items = status
+            .into_index_worktree_iter(Vec::new())
+            .map_err(|e| git_error(e.to_string()))?;
+        for item in items {
+            let item = item.map_err(|e| git_error(e.to_string()))?;
             // Stat-only updates and tracked or ignored dirwalk entries carry no summary: they are not changes.
-            gix::status::Item::IndexWorktree(change) if change.summary().is_none() => {}
-            _ => add(item.location()),
+            if item.summary().is_some() {
+                add(item.rela_path());
+            }
         }
-    }
-    Ok(base)
+        if let Some(staged) = staged {
+            staged
+                .join()
+                .map_err(|_| git_error("the staged-changes scan panicked".into()))?
+                .map_err(git_error)?;
+        }
+        Ok(base)
+    })
+}
+
+/// gix's own tree-index status, for the sparse indexes the pruned diff does not handle.
+fn tree_index_via_gix(
+    repo: &gix::Repository,
+    head_tree: gix::ObjectId,
+    index: &gix::index::State,
+    add: &mut dyn FnMut(&BStr),
+) -> Result<(), String> {
+    repo.tree_index_status(
+        &head_tree,
+        index,
+        None,
+        gix::status::tree_index::TrackRenames::Disabled,
+        |change, _, _| {
+            add(change.location());
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 fn committed_base(repo: &gix::Repository, explicit: Option<&str>) -> gix::Result<Option<CommittedBase>> {
@@ -199,11 +260,7 @@ fn automatic_base_tip(repo: &gix::Repository) -> Option<(String, gix::ObjectId)>
     .find_map(resolve)
 }
 
-fn committed_changes(
-    repo: &gix::Repository,
-    merge_base: gix::ObjectId,
-    add: &mut impl FnMut(&BStr),
-) -> gix::Result<()> {
+fn committed_changes(repo: &gix::Repository, merge_base: gix::ObjectId, add: &mut dyn FnMut(&BStr)) -> gix::Result<()> {
     let head_tree = repo.head_tree()?;
     let base_tree = repo.find_commit(merge_base)?.tree()?;
     if base_tree.id == head_tree.id {
