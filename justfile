@@ -1,0 +1,62 @@
+# The daily interface. `just --list` shows every recipe.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# Where `just hook-install` puts the hook binary (the settings file will point here).
+bindir := env_var_or_default("BINDIR", env_var("HOME") / ".local/bin")
+
+default:
+    @just --list
+
+# The whole test suite (the README's test command).
+test:
+    cargo test --workspace
+
+# Format, lint and test, as CI does.
+ci:
+    bash .ci/run
+
+# What phase0 shows on the embedded defaults.
+demo *args:
+    cargo run --release --bin phase0 -- demo {{args}}
+
+# Build the hook (static on Linux), copy it to BINDIR, register it: [--scope user|project|local] [--settings PATH] [--subagents]
+hook-install *args:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    built=$(scripts/build-hook.sh)
+    mkdir -p "{{bindir}}"
+    install -m 0755 "$built" "{{bindir}}/reflect-hook.new"
+    mv "{{bindir}}/reflect-hook.new" "{{bindir}}/reflect-hook"
+    "{{bindir}}/reflect-hook" install {{args}}
+    echo "Enable capture with REFLECTION_MODE=solo (or orchestrated) in the agent's environment."
+
+# Remove the hook from Claude Code settings (same --scope/--settings as install).
+hook-uninstall *args:
+    "{{bindir}}/reflect-hook" uninstall {{args}}
+
+# Validate sidecars against the reflection.v1 schema.
+validate +files:
+    cargo run --quiet --release --bin reflect-hook -- validate {{files}}
+
+# Hook benchmarks with hyperfine (small repo, mode off; REPO=path adds a large checkout vs git status)
+bench REPO="":
+    bench/hook.sh small
+    bench/hook.sh off
+    if [ -n "{{REPO}}" ]; then bench/hook.sh large "{{REPO}}"; else echo "pass REPO=<path> for the large-checkout benchmark"; fi
+
+# P1 calibration (arrives with its issue).
+p1 *args:
+    @echo "phase0 p1 is not implemented yet" >&2; exit 2
+
+# P2 gate buckets (arrives with its issue).
+p2 *args:
+    @echo "phase0 p2 is not implemented yet" >&2; exit 2
+
+# P3 detectability (arrives with its issue).
+p3 *args:
+    @echo "phase0 p3 is not implemented yet" >&2; exit 2
+
+# The weekly reports (arrives with its issue).
+weekly *args:
+    @echo "phase0 weekly is not implemented yet" >&2; exit 2
