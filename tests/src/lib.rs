@@ -72,15 +72,22 @@ impl Sandbox {
             .to_string()
     }
 
-    pub fn git_command(&self, dir: &Path) -> Command {
-        let mut command = Command::new("git");
+    /// `program` in `dir` with a clean environment: PATH, the sandbox HOME, and no git system/global config.
+    fn isolated(&self, program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
+        let mut command = Command::new(program);
         command
             .current_dir(dir)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        command
+    }
+
+    pub fn git_command(&self, dir: &Path) -> Command {
+        let mut command = self.isolated("git", dir);
+        command
             .env("GIT_AUTHOR_NAME", "Fixture Author")
             .env("GIT_AUTHOR_EMAIL", "author@example.com")
             .env("GIT_COMMITTER_NAME", "Fixture Committer")
@@ -109,14 +116,7 @@ impl Sandbox {
     }
 
     pub fn hook_command(&self, cwd: &Path, env: &[(&str, &str)]) -> Command {
-        let mut command = Command::new(binary("reflect-hook"));
-        command
-            .current_dir(cwd)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        let mut command = self.isolated(binary("reflect-hook"), cwd);
         for (key, value) in env {
             command.env(key, value);
         }
