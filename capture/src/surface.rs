@@ -141,38 +141,39 @@ pub fn collect_change_surface(
         }
     };
 
-    let base = committed_base(repo, options.base.as_deref()).map_err(|e| git_error(e.to_string()))?;
-    if let Some(base) = &base {
-        committed_changes(repo, base.merge_base, &mut |path| add(path)).map_err(|e| git_error(e.to_string()))?;
-    }
-
     let index = repo.index_or_empty().map_err(|e| git_error(e.to_string()))?;
-    let head_tree = repo
-        .head_tree_id_or_empty()
-        .map_err(|e| git_error(e.to_string()))?
-        .detach();
-    // Nothing is staged when the index's cache-tree is valid at the root and names HEAD's tree: the common case,
-    // and then the staged diff is skipped altogether.
-    let nothing_staged = index
-        .tree()
-        .is_some_and(|root| root.num_entries.is_some() && root.id == head_tree);
-    let staged_repo = repo.clone().into_sync();
+    let history_repo = repo.clone().into_sync();
 
     std::thread::scope(|scope| {
-        // Staged changes on a second thread while this one compares the index with the work tree.
-        let staged = (!nothing_staged).then(|| {
+        // Everything that needs objects (the committed part and the staged part, which first load the pack index)
+        // runs on a second thread while this one compares the index with the work tree, which needs none.
+        let history = {
             let index = &index;
             let add = &add;
-            let interrupt = &options.interrupt;
-            scope.spawn(move || -> Result<(), String> {
-                let repo = staged_repo.to_thread_local();
-                if index.is_sparse() {
-                    return tree_index_via_gix(&repo, head_tree, index, &mut |path| add(path));
+            scope.spawn(move || -> Result<Option<CommittedBase>, String> {
+                let repo = history_repo.to_thread_local();
+                let base = committed_base(&repo, options.base.as_deref()).map_err(|e| e.to_string())?;
+                if let Some(base) = &base {
+                    committed_changes(&repo, base.merge_base, &mut |path| add(path)).map_err(|e| e.to_string())?;
                 }
-                staged::staged_changes(&repo, head_tree, index, interrupt, &mut |path| add(path))
-                    .map_err(|e| e.to_string())
+                let head_tree = repo.head_tree_id_or_empty().map_err(|e| e.to_string())?.detach();
+                // Nothing is staged when the index's cache-tree is valid at the root and names HEAD's tree: the
+                // common case, and then the staged diff is skipped altogether.
+                let nothing_staged = index
+                    .tree()
+                    .is_some_and(|root| root.num_entries.is_some() && root.id == head_tree);
+                if nothing_staged {
+                    return Ok(base);
+                }
+                if index.is_sparse() {
+                    tree_index_via_gix(&repo, head_tree, index, &mut |path| add(path))?;
+                } else {
+                    staged::staged_changes(&repo, head_tree, index, &options.interrupt, &mut |path| add(path))
+                        .map_err(|e| e.to_string())?;
+                }
+                Ok(base)
             })
-        });
+        };
 
         let status = repo
             .status(gix::progress::Discard)
@@ -201,13 +202,10 @@ pub fn collect_change_surface(
                 add(item.rela_path());
             }
         }
-        if let Some(staged) = staged {
-            staged
-                .join()
-                .map_err(|_| git_error("the staged-changes scan panicked".into()))?
-                .map_err(git_error)?;
-        }
-        Ok(base)
+        history
+            .join()
+            .map_err(|_| git_error("the committed and staged scan panicked".into()))?
+            .map_err(git_error)
     })
 }
 
