@@ -611,3 +611,37 @@ fn concurrent_runs_never_collide() {
         files_in(&dir)
     );
 }
+
+#[test]
+fn diagnostics_appear_only_when_asked_for() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("r", &[("a.txt", "a\n")]);
+    let quiet = sandbox.hook(&repo, &stop_payload("s1", &repo), &[SOLO]);
+    assert_silent_success(&quiet);
+    assert!(
+        quiet.stderr.is_empty(),
+        "no diagnostics without REFLECTION_DEBUG: {:?}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+
+    let to_stderr = sandbox.hook(&repo, &stop_payload("s1", &repo), &[SOLO, ("REFLECTION_DEBUG", "1")]);
+    assert_silent_success(&to_stderr);
+    let stderr = String::from_utf8_lossy(&to_stderr.stderr);
+    assert!(stderr.contains("ms  change surface scanned"), "{stderr}");
+    assert!(
+        stderr.lines().any(|line| line.starts_with("reflect-hook: wrote ")),
+        "{stderr}"
+    );
+
+    let to_file = sandbox.hook(&repo, &stop_payload("s1", &repo), &[SOLO, ("REFLECTION_DEBUG", "file")]);
+    assert_silent_success(&to_file);
+    assert!(to_file.stderr.is_empty());
+    let log = std::fs::read_to_string(reflections(&repo).join("reflect-hook.log")).unwrap();
+    assert!(log.contains("reflect-hook: wrote "), "{log}");
+    // The log is not a sidecar, and the sidecars stay valid and numbered.
+    let attempts: Vec<u64> = sidecars(&reflections(&repo))
+        .iter()
+        .map(|(_, doc)| doc["provenance"]["reflection_attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(attempts, vec![1, 2, 3]);
+}
