@@ -5,3 +5,4 @@
 //! risk-floor verdict, computed by the same `capture` code the Stop hook runs.
 
 pub mod demo;
+pub mod stats;
