@@ -45,9 +45,13 @@ bench REPO="":
     bench/hook.sh off
     if [ -n "{{REPO}}" ]; then bench/hook.sh large "{{REPO}}"; else echo "pass REPO=<path> for the large-checkout benchmark"; fi
 
-# P1 calibration (arrives with its issue).
-p1 *args:
-    @echo "phase0 p1 is not implemented yet" >&2; exit 2
+# P1 calibration on a labeled corpus (JSONL): `just p1 corpus.jsonl [--out DIR] [--json] [--skip-invalid]`
+p1 corpus *args:
+    cargo run --quiet --release --bin phase0 -- p1 {{corpus}} {{args}}
+
+# Regenerate the sample corpus in data/ (deterministic)
+sample-data:
+    cargo run --quiet --release --bin phase0 -- synth p1 --rows 400 --seed 1 > data/p1-corpus.jsonl
 
 # P2 gate buckets (arrives with its issue).
 p2 *args:

@@ -1,9 +1,12 @@
-//! `phase0`: the Phase-0 experiments. Exit codes: 0 success, 1 runtime error, 2 usage error or bad input.
+//! `phase0`: the Phase-0 experiments. Exit codes: 0 the run completed (whatever the verdict), 1 runtime error
+//! (an output could not be written), 2 usage error or bad input (the message names the file and line).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use pipeline::commands::{self, exit};
 
 #[derive(Parser)]
 #[command(
@@ -24,6 +27,45 @@ enum Command {
         #[arg(long, default_value = ".")]
         repo: PathBuf,
     },
+    /// P1 calibration: does self-reported confidence separate right from wrong work?
+    P1 {
+        /// The labeled corpus: JSONL with `confidence` in [0, 1] and `correct` (true/false or 1/0) per line.
+        corpus: PathBuf,
+        /// A pre-registration replacing the embedded experiments/p1.toml.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Where p1.json, p1.md and the plots go.
+        #[arg(long, default_value = "reports/p1")]
+        out: PathBuf,
+        /// Print the report JSON instead of the summary block.
+        #[arg(long)]
+        json: bool,
+        /// Skip invalid rows (counted by reason in the report) instead of failing on the first.
+        #[arg(long)]
+        skip_invalid: bool,
+        /// The report date (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else none.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A directory with a p1.md.j2 that replaces the embedded template.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+    },
+    /// Generate synthetic inputs deterministically.
+    Synth {
+        #[command(subcommand)]
+        what: Synth,
+    },
+}
+
+#[derive(Subcommand)]
+enum Synth {
+    /// A labeled P1 corpus (JSONL) on stdout.
+    P1 {
+        #[arg(long, default_value_t = 400)]
+        rows: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -35,8 +77,57 @@ fn main() -> ExitCode {
             }
             Err(error) => {
                 eprintln!("phase0: {error}");
-                ExitCode::from(2)
+                ExitCode::from(exit::INPUT)
             }
         },
+        Command::P1 {
+            corpus,
+            prereg,
+            out,
+            json,
+            skip_invalid,
+            as_of,
+            templates,
+        } => {
+            let args = commands::p1::P1Args {
+                corpus,
+                prereg,
+                out,
+                skip_invalid,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                templates,
+            };
+            match commands::p1::run(&args) {
+                Ok(outcome) => {
+                    let mut stdout = std::io::stdout().lock();
+                    let printed = if json {
+                        stdout.write_all(&outcome.json)
+                    } else {
+                        stdout.write_all(outcome.summary.as_bytes())
+                    };
+                    if printed.is_err() {
+                        return ExitCode::from(exit::RUNTIME);
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("phase0: {error}");
+                    ExitCode::from(error.exit_code())
+                }
+            }
+        }
+        Command::Synth {
+            what: Synth::P1 { rows, seed },
+        } => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            match commands::synth::p1_corpus(rows, seed, &mut stdout).and_then(|()| stdout.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("phase0: cannot write the corpus: {error}");
+                    ExitCode::from(exit::RUNTIME)
+                }
+            }
+        }
     }
 }

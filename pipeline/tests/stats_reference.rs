@@ -41,6 +41,7 @@ struct Expected {
     reliability_equal_width: Vec<BinRef>,
     reliability_equal_mass: Vec<BinRef>,
     average_precision: Option<f64>,
+    roc_curve: Option<Vec<(f64, f64)>>,
 }
 
 #[derive(Deserialize)]
@@ -275,6 +276,17 @@ fn calibration_matches_reference() {
             (Some(a), Some(x)) => close(a, x, &format!("{name}: average_precision")),
             (None, None) => {}
             (a, x) => panic!("{name}: average_precision {a:?} vs {x:?}"),
+        }
+        match (stats::roc_curve(c, y).unwrap(), &e.roc_curve) {
+            (Some(points), Some(expected)) => {
+                assert_eq!(points.len(), expected.len(), "{name}: roc_curve points");
+                for (i, (&(fpr, tpr), &(efpr, etpr))) in points.iter().zip(expected).enumerate() {
+                    close(fpr, efpr, &format!("{name}: roc_curve[{i}].fpr"));
+                    close(tpr, etpr, &format!("{name}: roc_curve[{i}].tpr"));
+                }
+            }
+            (None, None) => {}
+            (a, x) => panic!("{name}: roc_curve {a:?} vs {x:?}"),
         }
     }
 }

@@ -14,6 +14,7 @@ Independence of each reference:
     statsmodels `confint_proportions_2indep(method="newcomb")` and Newcombe's (1998) published example.
   * Katz ratio: textbook formula, cross-checked against statsmodels (`method="log", compare="ratio"`).
   * Brier: `sklearn.metrics.brier_score_loss`; average precision: `sklearn.metrics.average_precision_score`.
+  * ROC curve: `sklearn.metrics.roc_curve(drop_intermediate=False)`.
   * ECE (equal-width and equal-mass) and the reliability tables: numpy, following the definitions.
   * Power / sample sizes: a Python transcription of the same formulas (checks arithmetic only).
 
@@ -34,7 +35,7 @@ import scipy
 import sklearn
 import statsmodels
 from scipy.stats import norm
-from sklearn.metrics import average_precision_score, brier_score_loss, roc_auc_score
+from sklearn.metrics import average_precision_score, brier_score_loss, roc_auc_score, roc_curve
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 ALPHA = 0.05
@@ -192,7 +193,16 @@ def fixture_expected(fx):
         "reliability_equal_width": width,
         "reliability_equal_mass": mass,
         "average_precision": float(average_precision_score(corr.astype(int), conf)) if corr.any() else None,
+        "roc_curve": roc_points(conf, corr),
     }
+
+
+def roc_points(conf, corr):
+    """sklearn's roc_curve without dropping intermediate points; its first point is (0, 0)."""
+    if corr.all() or not corr.any():
+        return None
+    fpr, tpr, _ = roc_curve(corr.astype(int), conf, drop_intermediate=False)
+    return [[float(f), float(t)] for f, t in zip(fpr, tpr)]
 
 
 def wilson(x, n):

@@ -21,7 +21,7 @@ pub enum Binning {
 }
 
 /// One non-empty bin of a reliability table.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ReliabilityBin {
     /// Lower edge. Equal-width: `k/10`. Equal-mass: the smallest confidence in the bin.
     pub lo: f64,

@@ -21,6 +21,7 @@ mod auc;
 mod calibration;
 mod power;
 mod proportion;
+mod roc;
 
 pub use auc::{Auc, AucOutcome, UndefinedAuc, auc};
 pub use calibration::{
@@ -31,6 +32,7 @@ pub use power::{
     proportion_sample_size_ci, proportion_sample_size_test,
 };
 pub use proportion::{Interval, katz_ratio, newcombe_difference, wilson};
+pub use roc::roc_curve;
 
 use statrs::distribution::{ContinuousCDF, Normal};
 

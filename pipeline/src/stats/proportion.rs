@@ -3,7 +3,7 @@
 use super::{StatsError, check_z};
 
 /// A point estimate with a two-sided interval `[lo, hi]`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Interval {
     pub estimate: f64,
     pub lo: f64,

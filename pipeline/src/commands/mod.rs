@@ -1,0 +1,64 @@
+//! What each `phase0` subcommand does, as library functions the thin `main.rs` calls, with the error kinds
+//! that map to the documented exit codes.
+
+pub mod p1;
+pub mod synth;
+
+use std::path::{Path, PathBuf};
+
+/// Exit codes of `phase0` (README, "Exit codes").
+pub mod exit {
+    /// The run completed and its reports were written (whatever the verdict).
+    pub const OK: u8 = 0;
+    /// Something failed that is not the input's fault (an output could not be written).
+    pub const RUNTIME: u8 = 1;
+    /// Bad usage or bad input: an invalid row, pre-registration, template or date.
+    pub const INPUT: u8 = 2;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The input is at fault; the message names the file and line or record.
+    #[error("{0}")]
+    Input(String),
+    #[error("{path}: cannot write: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl CommandError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::Input(_) => exit::INPUT,
+            CommandError::Write { .. } => exit::RUNTIME,
+        }
+    }
+}
+
+/// Writes every `(name, bytes)` into `dir` so that a reader never sees a partial file: each goes to a temporary
+/// file in `dir` first, and only when all are complete are they renamed into place.
+pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>, CommandError> {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CommandError::Write { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    let mut staged = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let mut temp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .tempfile_in(dir)
+            .map_err(write_error(dir))?;
+        std::io::Write::write_all(&mut temp, bytes).map_err(write_error(temp.path()))?;
+        temp.as_file().sync_all().map_err(write_error(temp.path()))?;
+        staged.push((temp, dir.join(name)));
+    }
+    let mut written = Vec::with_capacity(staged.len());
+    for (temp, path) in staged {
+        temp.persist(&path).map_err(|error| CommandError::Write {
+            path: path.clone(),
+            source: error.error,
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -1,0 +1,3 @@
+//! Experiments: pure functions from rows and a pre-registration to metrics and a verdict (no I/O, no clock).
+
+pub mod p1;

@@ -1,0 +1,535 @@
+//! P1 calibration: the pre-registered decision.
+//!
+//! The kill rule (`AUC <= 0.60 OR high-subset lift <= +5pp`, thresholds from the prereg) is evaluated on point
+//! estimates. The verdict is then:
+//!
+//! 1. **INCONCLUSIVE** when the AUC is undefined (a class has fewer than 2 rows), or when `n` is below the
+//!    pre-registered power analysis (`max(min_n, n for target_auc vs the kill threshold)`); it says how many more
+//!    rows are needed.
+//! 2. **KILL** when a statistic that triggers the rule does so decisively: its interval lies entirely on the kill
+//!    side of its threshold (AUC: upper bound `<= auc_at_most`; lift: upper bound `<= lift_pp_at_most`). One
+//!    decisive trigger is enough, since the rule is an OR.
+//! 3. **PASS** when neither statistic triggers the rule and both intervals lie entirely on the pass side
+//!    (lower bound above the threshold).
+//! 4. **INCONCLUSIVE** otherwise: an interval straddles its threshold (or the lift is undefined because no row is
+//!    rated high), so the data cannot support either answer.
+//!
+//! The lift is the high subset's correct-rate minus the whole corpus's, in percentage points, with Newcombe's
+//! interval for a difference of proportions (conservative here: the subset is part of the whole, see
+//! [`crate::stats::newcombe_difference`]).
+
+use std::fmt;
+
+use crate::prereg::P1Spec;
+use crate::stats::{self, Auc, AucOutcome, Interval, StatsError};
+
+/// What the decision looks at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub n: u64,
+    pub n_correct: u64,
+    /// Rows with `confidence >= high`, and how many of them are correct.
+    pub n_high: u64,
+    pub n_high_correct: u64,
+    pub auc: AucOutcome,
+    /// High-subset correct-rate minus overall correct-rate, in percentage points; `None` without high rows.
+    pub lift_pp: Option<Interval>,
+}
+
+impl Evidence {
+    /// Computes the evidence from paired confidences and outcomes under `spec`.
+    pub fn from_rows(confidence: &[f64], correct: &[bool], spec: &P1Spec) -> Result<Self, StatsError> {
+        let z = stats::z_two_sided(spec.alpha)?;
+        let auc = stats::auc(confidence, correct, z)?;
+        let n = correct.len() as u64;
+        let n_correct = correct.iter().filter(|&&c| c).count() as u64;
+        let (n_high, n_high_correct) = confidence
+            .iter()
+            .zip(correct)
+            .filter(|&(&c, _)| c >= spec.high)
+            .fold((0u64, 0u64), |(n, k), (_, &ok)| (n + 1, k + u64::from(ok)));
+        let lift_pp = stats::newcombe_difference(n_high_correct, n_high, n_correct, n, z)?.map(|interval| Interval {
+            estimate: interval.estimate * 100.0,
+            lo: interval.lo * 100.0,
+            hi: interval.hi * 100.0,
+        });
+        Ok(Self {
+            n,
+            n_correct,
+            n_high,
+            n_high_correct,
+            auc,
+            lift_pp,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum VerdictKind {
+    Kill,
+    Pass,
+    Inconclusive,
+}
+
+impl fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VerdictKind::Kill => "KILL",
+            VerdictKind::Pass => "PASS",
+            VerdictKind::Inconclusive => "INCONCLUSIVE",
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// Why, one sentence per deciding fact, in the order they were checked.
+    pub reasons: Vec<String>,
+    /// Rows the power analysis asks for.
+    pub n_required: u64,
+    /// More rows needed before the data can decide (`INCONCLUSIVE` by n or undefined AUC), else 0.
+    pub n_still_needed: u64,
+}
+
+/// Rows the decision needs: `max(min_n, total of the one-sided AUC test of target_auc against the kill
+/// threshold)`, with the observed ratio of wrong to correct rows (the prereg's assumed correct-rate when a class
+/// is missing).
+pub fn required_n(evidence: &Evidence, spec: &P1Spec) -> u64 {
+    let n_wrong = evidence.n - evidence.n_correct;
+    let kappa = if evidence.n_correct > 0 && n_wrong > 0 {
+        n_wrong as f64 / evidence.n_correct as f64
+    } else {
+        (1.0 - spec.power.assumed_correct_rate) / spec.power.assumed_correct_rate
+    };
+    let planned = stats::auc_sample_size_test(
+        spec.power.target_auc,
+        spec.kill.auc_at_most,
+        kappa,
+        spec.alpha,
+        spec.power.power,
+    )
+    .map_or(0, |size| size.total);
+    planned.max(spec.power.min_n)
+}
+
+/// The pre-registered verdict for `evidence`.
+pub fn decide(evidence: &Evidence, spec: &P1Spec) -> Verdict {
+    let n_required = required_n(evidence, spec);
+    let inconclusive = |reasons: Vec<String>, n_still_needed: u64| Verdict {
+        kind: VerdictKind::Inconclusive,
+        reasons,
+        n_required,
+        n_still_needed,
+    };
+    let auc: &Auc = match &evidence.auc {
+        AucOutcome::Defined(auc) => auc,
+        AucOutcome::Undefined(_) => {
+            let n_wrong = evidence.n - evidence.n_correct;
+            return inconclusive(
+                vec![format!(
+                    "AUC undefined: {} correct and {n_wrong} wrong rows; each class needs at least 2",
+                    evidence.n_correct
+                )],
+                n_required
+                    .saturating_sub(evidence.n)
+                    .max(u64::from(evidence.n_correct < 2 || n_wrong < 2)),
+            );
+        }
+    };
+    if evidence.n < n_required {
+        return inconclusive(
+            vec![format!(
+                "n = {} is below the {n_required} rows the pre-registered power analysis needs",
+                evidence.n
+            )],
+            n_required - evidence.n,
+        );
+    }
+
+    let auc_threshold = spec.kill.auc_at_most;
+    let lift_threshold = spec.kill.lift_pp_at_most;
+    let (auc_lo, auc_hi) = auc.ci;
+    let mut kill_reasons = Vec::new();
+    let mut open_questions = Vec::new();
+
+    if auc.value <= auc_threshold {
+        if auc_hi <= auc_threshold {
+            kill_reasons.push(format!(
+                "AUC {:.3} <= {auc_threshold} and its interval [{auc_lo:.3}, {auc_hi:.3}] lies at or below it",
+                auc.value
+            ));
+        } else {
+            open_questions.push(format!(
+                "AUC {:.3} <= {auc_threshold}, but its interval [{auc_lo:.3}, {auc_hi:.3}] straddles it",
+                auc.value
+            ));
+        }
+    } else if auc_lo <= auc_threshold {
+        open_questions.push(format!(
+            "AUC {:.3} > {auc_threshold}, but its interval [{auc_lo:.3}, {auc_hi:.3}] straddles it",
+            auc.value
+        ));
+    }
+
+    match &evidence.lift_pp {
+        None => open_questions.push(format!("lift undefined: no row has confidence >= {}", spec.high)),
+        Some(lift) if lift.estimate <= lift_threshold => {
+            if lift.hi <= lift_threshold {
+                kill_reasons.push(format!(
+                    "lift {:+.1}pp <= +{lift_threshold}pp and its interval [{:+.1}, {:+.1}]pp lies at or below it",
+                    lift.estimate, lift.lo, lift.hi
+                ));
+            } else {
+                open_questions.push(format!(
+                    "lift {:+.1}pp <= +{lift_threshold}pp, but its interval [{:+.1}, {:+.1}]pp straddles it",
+                    lift.estimate, lift.lo, lift.hi
+                ));
+            }
+        }
+        Some(lift) if lift.lo <= lift_threshold => open_questions.push(format!(
+            "lift {:+.1}pp > +{lift_threshold}pp, but its interval [{:+.1}, {:+.1}]pp straddles it",
+            lift.estimate, lift.lo, lift.hi
+        )),
+        Some(_) => {}
+    }
+
+    if !kill_reasons.is_empty() {
+        Verdict {
+            kind: VerdictKind::Kill,
+            reasons: kill_reasons,
+            n_required,
+            n_still_needed: 0,
+        }
+    } else if open_questions.is_empty() {
+        let lift = evidence.lift_pp.as_ref().expect("a defined lift when nothing is open");
+        Verdict {
+            kind: VerdictKind::Pass,
+            reasons: vec![format!(
+                "AUC {:.3} [{auc_lo:.3}, {auc_hi:.3}] > {auc_threshold} and lift {:+.1}pp [{:+.1}, {:+.1}] > +{lift_threshold}pp",
+                auc.value, lift.estimate, lift.lo, lift.hi
+            )],
+            n_required,
+            n_still_needed: 0,
+        }
+    } else {
+        inconclusive(open_questions, 0)
+    }
+}
+
+/// The body of `p1.json`: what was read, and every metric with the verdict.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct P1Report {
+    pub corpus: CorpusSummary,
+    pub metrics: Metrics,
+}
+
+/// How the corpus was read: every line accounted for (`lines = blank_lines + rows + skipped`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CorpusSummary {
+    pub lines: u64,
+    pub blank_lines: u64,
+    pub rows: u64,
+    pub duplicate_lines: u64,
+    /// Invalid lines skipped with `--skip-invalid`, by reason id.
+    pub skipped: std::collections::BTreeMap<String, u64>,
+}
+
+impl From<&crate::scan::corpus::ReadStats> for CorpusSummary {
+    fn from(stats: &crate::scan::corpus::ReadStats) -> Self {
+        Self {
+            lines: stats.lines,
+            blank_lines: stats.blank_lines,
+            rows: stats.rows,
+            duplicate_lines: stats.duplicate_lines,
+            skipped: stats
+                .skipped
+                .iter()
+                .map(|(reason, count)| (reason.id().to_string(), *count))
+                .collect(),
+        }
+    }
+}
+
+/// An AUC as a report states it: the value and interval, or why it is undefined.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AucSummary {
+    pub n_correct: usize,
+    pub n_wrong: usize,
+    pub value: Option<f64>,
+    pub se: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+    /// Why the AUC is undefined, when it is.
+    pub undefined: Option<String>,
+}
+
+impl From<&AucOutcome> for AucSummary {
+    fn from(outcome: &AucOutcome) -> Self {
+        match outcome {
+            AucOutcome::Defined(auc) => Self {
+                n_correct: auc.n_pos,
+                n_wrong: auc.n_neg,
+                value: Some(auc.value),
+                se: Some(auc.se),
+                ci: Some(auc.ci),
+                undefined: None,
+            },
+            AucOutcome::Undefined(stats::UndefinedAuc::TooFewInClass { n_pos, n_neg }) => Self {
+                n_correct: *n_pos,
+                n_wrong: *n_neg,
+                value: None,
+                se: None,
+                ci: None,
+                undefined: Some(format!(
+                    "{n_pos} correct and {n_neg} wrong rows; each class needs at least 2"
+                )),
+            },
+        }
+    }
+}
+
+/// Every P1 metric of a corpus, and the verdict: the body of `p1.json`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Metrics {
+    pub n: u64,
+    pub n_correct: u64,
+    /// Correct-rate with its Wilson interval; `None` for an empty corpus.
+    pub base_rate: Option<Interval>,
+    pub high: f64,
+    pub n_high: u64,
+    /// The high subset's correct-rate (Wilson).
+    pub high_rate: Option<Interval>,
+    pub auc: AucSummary,
+    /// The AUC within the self-rated-high subset.
+    pub auc_high: AucSummary,
+    /// High-subset correct-rate minus overall, in percentage points (Newcombe).
+    pub lift_pp: Option<Interval>,
+    /// High-subset correct-rate over overall (Katz log interval).
+    pub lift_ratio: Option<Interval>,
+    pub brier: Option<f64>,
+    pub ece_equal_width: Option<f64>,
+    pub ece_equal_mass: Option<f64>,
+    pub average_precision: Option<f64>,
+    pub reliability_equal_width: Vec<stats::ReliabilityBin>,
+    pub reliability_equal_mass: Vec<stats::ReliabilityBin>,
+    pub verdict: Verdict,
+}
+
+impl Metrics {
+    /// Computes every metric of the paired rows under `spec`.
+    pub fn compute(confidence: &[f64], correct: &[bool], spec: &P1Spec) -> Result<Self, StatsError> {
+        let z = stats::z_two_sided(spec.alpha)?;
+        let evidence = Evidence::from_rows(confidence, correct, spec)?;
+        let (high_confidence, high_correct): (Vec<f64>, Vec<bool>) = confidence
+            .iter()
+            .zip(correct)
+            .filter(|&(&c, _)| c >= spec.high)
+            .map(|(&c, &ok)| (c, ok))
+            .unzip();
+        Ok(Self {
+            n: evidence.n,
+            n_correct: evidence.n_correct,
+            base_rate: stats::wilson(evidence.n_correct, evidence.n, z)?,
+            high: spec.high,
+            n_high: evidence.n_high,
+            high_rate: stats::wilson(evidence.n_high_correct, evidence.n_high, z)?,
+            auc: AucSummary::from(&evidence.auc),
+            auc_high: AucSummary::from(&stats::auc(&high_confidence, &high_correct, z)?),
+            lift_pp: evidence.lift_pp,
+            lift_ratio: stats::katz_ratio(
+                evidence.n_high_correct,
+                evidence.n_high,
+                evidence.n_correct,
+                evidence.n,
+                z,
+            )?,
+            brier: stats::brier(confidence, correct)?,
+            ece_equal_width: stats::ece_equal_width(confidence, correct)?,
+            ece_equal_mass: stats::ece_equal_mass(confidence, correct)?,
+            average_precision: stats::average_precision(confidence, correct)?,
+            reliability_equal_width: stats::reliability_table(confidence, correct, stats::Binning::EqualWidth)?,
+            reliability_equal_mass: stats::reliability_table(confidence, correct, stats::Binning::EqualMass)?,
+            verdict: decide(&evidence, spec),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prereg::Prereg;
+    use crate::stats::UndefinedAuc;
+
+    fn spec() -> P1Spec {
+        Prereg::p1(None).unwrap().spec
+    }
+
+    fn auc(value: f64, lo: f64, hi: f64) -> AucOutcome {
+        AucOutcome::Defined(Auc {
+            value,
+            variance: 0.0,
+            se: 0.0,
+            ci: (lo, hi),
+            n_pos: 700,
+            n_neg: 300,
+        })
+    }
+
+    fn lift(estimate: f64, lo: f64, hi: f64) -> Option<Interval> {
+        Some(Interval { estimate, lo, hi })
+    }
+
+    fn evidence(auc: AucOutcome, lift_pp: Option<Interval>) -> Evidence {
+        Evidence {
+            n: 1000,
+            n_correct: 700,
+            n_high: 300,
+            n_high_correct: 270,
+            auc,
+            lift_pp,
+        }
+    }
+
+    #[test]
+    fn kill_by_auc() {
+        let verdict = decide(&evidence(auc(0.55, 0.50, 0.59), lift(12.0, 8.0, 16.0)), &spec());
+        assert_eq!(verdict.kind, VerdictKind::Kill);
+        assert_eq!(
+            verdict.reasons,
+            vec!["AUC 0.550 <= 0.6 and its interval [0.500, 0.590] lies at or below it"]
+        );
+    }
+
+    #[test]
+    fn kill_by_lift() {
+        let verdict = decide(&evidence(auc(0.75, 0.71, 0.79), lift(1.0, -2.0, 4.0)), &spec());
+        assert_eq!(verdict.kind, VerdictKind::Kill);
+        assert_eq!(
+            verdict.reasons,
+            vec!["lift +1.0pp <= +5pp and its interval [-2.0, +4.0]pp lies at or below it"]
+        );
+    }
+
+    #[test]
+    fn pass_when_both_clear_their_thresholds() {
+        let verdict = decide(&evidence(auc(0.75, 0.71, 0.79), lift(12.0, 8.0, 16.0)), &spec());
+        assert_eq!(verdict.kind, VerdictKind::Pass);
+        assert_eq!(
+            verdict.reasons,
+            vec!["AUC 0.750 [0.710, 0.790] > 0.6 and lift +12.0pp [+8.0, +16.0] > +5pp"]
+        );
+        assert_eq!(verdict.n_still_needed, 0);
+    }
+
+    #[test]
+    fn inconclusive_by_n() {
+        let mut small = evidence(auc(0.75, 0.71, 0.79), lift(12.0, 8.0, 16.0));
+        small.n = 150;
+        small.n_correct = 105;
+        let verdict = decide(&small, &spec());
+        assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+        assert_eq!(verdict.n_required, required_n(&small, &spec()));
+        assert!(verdict.n_required >= 200);
+        assert_eq!(verdict.n_still_needed, verdict.n_required - 150);
+        assert_eq!(
+            verdict.reasons,
+            vec![format!(
+                "n = 150 is below the {} rows the pre-registered power analysis needs",
+                verdict.n_required
+            )]
+        );
+    }
+
+    #[test]
+    fn inconclusive_by_interval() {
+        let verdict = decide(&evidence(auc(0.63, 0.58, 0.68), lift(12.0, 8.0, 16.0)), &spec());
+        assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+        assert_eq!(
+            verdict.reasons,
+            vec!["AUC 0.630 > 0.6, but its interval [0.580, 0.680] straddles it"]
+        );
+        // A triggered but indecisive lift is inconclusive too, not a kill.
+        let verdict = decide(&evidence(auc(0.75, 0.71, 0.79), lift(4.0, -1.0, 9.0)), &spec());
+        assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+        assert_eq!(
+            verdict.reasons,
+            vec!["lift +4.0pp <= +5pp, but its interval [-1.0, +9.0]pp straddles it"]
+        );
+        assert_eq!(verdict.n_still_needed, 0);
+    }
+
+    #[test]
+    fn inconclusive_when_the_auc_is_undefined_with_one_class() {
+        let mut one_class = evidence(
+            AucOutcome::Undefined(UndefinedAuc::TooFewInClass { n_pos: 1000, n_neg: 0 }),
+            None,
+        );
+        one_class.n_correct = 1000;
+        let verdict = decide(&one_class, &spec());
+        assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+        assert_eq!(
+            verdict.reasons,
+            vec!["AUC undefined: 1000 correct and 0 wrong rows; each class needs at least 2"]
+        );
+        assert_eq!(
+            verdict.n_still_needed, 1,
+            "n suffices, but the missing class still needs rows"
+        );
+    }
+
+    #[test]
+    fn metrics_of_an_empty_corpus_are_defined_and_inconclusive() {
+        let metrics = Metrics::compute(&[], &[], &spec()).unwrap();
+        assert_eq!(
+            (metrics.n, metrics.base_rate, metrics.lift_pp, metrics.brier),
+            (0, None, None, None)
+        );
+        assert_eq!(
+            metrics.auc.undefined.as_deref(),
+            Some("0 correct and 0 wrong rows; each class needs at least 2")
+        );
+        assert_eq!(metrics.verdict.kind, VerdictKind::Inconclusive);
+        assert!(metrics.reliability_equal_width.is_empty());
+    }
+
+    #[test]
+    fn metrics_serialise_deterministically() {
+        let confidence = [0.9, 0.85, 0.8, 0.95, 0.3, 0.4, 0.5, 0.2, 0.6, 0.1];
+        let correct = [true, true, false, true, true, false, true, false, true, false];
+        let metrics = Metrics::compute(&confidence, &correct, &spec()).unwrap();
+        assert_eq!(metrics.n_high, 4);
+        assert_eq!(metrics.high_rate.unwrap().estimate, 0.75);
+        assert_eq!(metrics.auc_high.n_correct, 3);
+        assert_eq!(
+            metrics.auc_high.undefined.as_deref(),
+            Some("3 correct and 1 wrong rows; each class needs at least 2")
+        );
+        let json = serde_json::to_string(&metrics).unwrap();
+        assert_eq!(
+            json,
+            serde_json::to_string(&Metrics::compute(&confidence, &correct, &spec()).unwrap()).unwrap()
+        );
+        assert!(json.contains(r#""verdict":{"kind":"INCONCLUSIVE""#), "{json}");
+    }
+
+    #[test]
+    fn evidence_from_rows_matches_hand_counts() {
+        // 10 rows: high subset (>= 0.8) has 4 rows, 3 correct; overall 6 correct.
+        let confidence = [0.9, 0.85, 0.8, 0.95, 0.3, 0.4, 0.5, 0.2, 0.6, 0.1];
+        let correct = [true, true, false, true, true, false, true, false, true, false];
+        let evidence = Evidence::from_rows(&confidence, &correct, &spec()).unwrap();
+        assert_eq!(
+            (evidence.n, evidence.n_correct, evidence.n_high, evidence.n_high_correct),
+            (10, 6, 4, 3)
+        );
+        let lift = evidence.lift_pp.unwrap();
+        assert!(
+            (lift.estimate - 15.0).abs() < 1e-9,
+            "75% - 60% = +15pp, got {}",
+            lift.estimate
+        );
+        assert!(lift.lo < 15.0 && lift.hi > 15.0);
+        assert!(evidence.auc.defined().is_some());
+    }
+}

@@ -1,0 +1,224 @@
+//! Pre-registrations: the hypothesis, thresholds and kill rule of each experiment, fixed before the data is seen.
+//!
+//! The defaults are the files in `experiments/`, embedded at build time; `--prereg FILE` replaces them. Either
+//! way the report carries the sha256 of the exact bytes used, so nobody can move the goalposts silently.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+/// `experiments/p1.toml` as shipped.
+pub const P1_DEFAULT: &str = include_str!("../../experiments/p1.toml");
+
+/// A pre-registration document and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prereg<T> {
+    pub spec: T,
+    /// `None` for the embedded default.
+    pub path: Option<PathBuf>,
+    /// Lower-case hex sha256 of the bytes the spec was parsed from.
+    pub sha256: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PreregError {
+    #[error("{path}: cannot read the pre-registration: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    Invalid { path: String, line: usize, message: String },
+}
+
+/// The P1 calibration pre-registration (`experiments/p1.toml`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P1Spec {
+    pub experiment: String,
+    pub title: String,
+    pub hypothesis: String,
+    /// Rows with `confidence >= high` form the self-rated-high subset.
+    pub high: f64,
+    pub alpha: f64,
+    pub kill: P1Kill,
+    pub power: P1Power,
+    pub bootstrap: Bootstrap,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P1Kill {
+    /// The rule as the reports print it, verbatim.
+    pub text: String,
+    pub auc_at_most: f64,
+    pub lift_pp_at_most: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P1Power {
+    pub target_auc: f64,
+    pub power: f64,
+    pub min_n: u64,
+    pub assumed_correct_rate: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bootstrap {
+    pub replicates: u32,
+    pub seed: u64,
+}
+
+impl Prereg<P1Spec> {
+    /// The embedded default, or the file at `path`.
+    pub fn p1(path: Option<&Path>) -> Result<Self, PreregError> {
+        load(path, P1_DEFAULT, "experiments/p1.toml (embedded)", validate_p1)
+    }
+}
+
+fn load<T: for<'de> Deserialize<'de>>(
+    path: Option<&Path>,
+    default: &str,
+    default_name: &str,
+    validate: fn(&T) -> Result<(), String>,
+) -> Result<Prereg<T>, PreregError> {
+    let (text, name) = match path {
+        None => (default.to_string(), default_name.to_string()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| PreregError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            (text, path.display().to_string())
+        }
+    };
+    let spec: T = toml::from_str(&text).map_err(|error| PreregError::Invalid {
+        path: name.clone(),
+        line: error.span().map_or(1, |span| line_of(&text, span.start)),
+        message: error.message().to_string(),
+    })?;
+    validate(&spec).map_err(|message| PreregError::Invalid {
+        path: name,
+        line: 1,
+        message,
+    })?;
+    Ok(Prereg {
+        spec,
+        path: path.map(Path::to_path_buf),
+        sha256: sha256_hex(text.as_bytes()),
+    })
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Lower-case hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn validate_p1(spec: &P1Spec) -> Result<(), String> {
+    let unit = |name: &str, value: f64, open: bool| {
+        let ok = if open {
+            value > 0.0 && value < 1.0
+        } else {
+            (0.0..=1.0).contains(&value)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{name} = {value} is outside {}",
+                if open { "(0, 1)" } else { "[0, 1]" }
+            ))
+        }
+    };
+    if spec.experiment != "p1" {
+        return Err(format!("experiment = {:?}, expected \"p1\"", spec.experiment));
+    }
+    unit("high", spec.high, false)?;
+    unit("alpha", spec.alpha, true)?;
+    unit("kill.auc_at_most", spec.kill.auc_at_most, true)?;
+    unit("power.target_auc", spec.power.target_auc, true)?;
+    unit("power.power", spec.power.power, true)?;
+    unit("power.assumed_correct_rate", spec.power.assumed_correct_rate, true)?;
+    if spec.power.target_auc <= spec.kill.auc_at_most {
+        return Err(format!(
+            "power.target_auc = {} must exceed kill.auc_at_most = {}",
+            spec.power.target_auc, spec.kill.auc_at_most
+        ));
+    }
+    if !(-100.0..=100.0).contains(&spec.kill.lift_pp_at_most) {
+        return Err(format!(
+            "kill.lift_pp_at_most = {} is outside [-100, 100]",
+            spec.kill.lift_pp_at_most
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_p1_prereg_parses_with_the_upstream_rule() {
+        let prereg = Prereg::p1(None).unwrap();
+        assert_eq!(
+            prereg.spec.kill.text,
+            "AUC <= 0.60 OR high-subset lift <= +5pp ⇒ do NOT build §7–§8"
+        );
+        assert_eq!(
+            (
+                prereg.spec.high,
+                prereg.spec.kill.auc_at_most,
+                prereg.spec.kill.lift_pp_at_most
+            ),
+            (0.8, 0.6, 5.0)
+        );
+        assert_eq!(prereg.sha256, sha256_hex(P1_DEFAULT.as_bytes()));
+        assert_eq!(prereg.sha256.len(), 64);
+        assert_eq!(prereg.path, None);
+    }
+
+    #[test]
+    fn sha256_matches_a_known_digest() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn bad_files_name_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p1.toml");
+        std::fs::write(&path, P1_DEFAULT.replace("high = 0.8", "high = \"lots\"")).unwrap();
+        let error = Prereg::p1(Some(&path)).unwrap_err().to_string();
+        let line = P1_DEFAULT.lines().position(|l| l.starts_with("high = ")).unwrap() + 1;
+        assert!(error.starts_with(&format!("{}:{line}: ", path.display())), "{error}");
+
+        std::fs::write(&path, P1_DEFAULT.replace("target_auc = 0.70", "target_auc = 0.55")).unwrap();
+        let error = Prereg::p1(Some(&path)).unwrap_err().to_string();
+        assert!(
+            error.ends_with("power.target_auc = 0.55 must exceed kill.auc_at_most = 0.6"),
+            "{error}"
+        );
+
+        std::fs::write(&path, format!("{P1_DEFAULT}\nsurprise = 1\n")).unwrap();
+        assert!(Prereg::p1(Some(&path)).unwrap_err().to_string().contains("surprise"));
+
+        let missing = dir.path().join("missing.toml");
+        assert!(
+            Prereg::p1(Some(&missing))
+                .unwrap_err()
+                .to_string()
+                .starts_with(&format!("{}: cannot read", missing.display()))
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! The envelope of every report (`p1.json`, `p2.json`, …): what ran, on which inputs, under which
+//! pre-registration, and what it wrote — so a report can be audited and reproduced.
+//!
+//! Determinism: nothing here reads a clock. `generated_at` comes from `--as-of`, else `SOURCE_DATE_EPOCH`, else the
+//! newest input timestamp the caller found ([`generated_at`]); inputs and artifacts are listed sorted by path.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::prereg::sha256_hex;
+
+/// How a run ended, as the report (and the exit code) says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    /// Some inputs were missing or skipped, the rest was reported.
+    Partial,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputFile {
+    pub path: String,
+    pub sha256: String,
+    pub bytes: u64,
+    /// Rows (or records) read from it, when the format has rows.
+    pub rows: Option<u64>,
+}
+
+impl InputFile {
+    /// Describes `bytes` read from `path`.
+    pub fn new(path: &Path, bytes: &[u8], rows: Option<u64>) -> Self {
+        Self {
+            path: path.display().to_string(),
+            sha256: sha256_hex(bytes),
+            bytes: bytes.len() as u64,
+            rows,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PreregRef {
+    /// The file given with `--prereg`, or `experiments/<name>.toml (embedded)`.
+    pub path: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Envelope<R> {
+    /// `phase0 p1`, `phase0 p2`, …
+    pub command: String,
+    pub version: &'static str,
+    pub status: Status,
+    /// A stable machine-readable code when `status` is not `ok` (`input-missing`, `invalid-rows-skipped`, …).
+    pub error_code: Option<String>,
+    /// From `--as-of` / `SOURCE_DATE_EPOCH`; `null` when neither was given and the inputs carry no timestamps
+    /// (never the wall clock).
+    pub generated_at: Option<String>,
+    pub prereg: PreregRef,
+    pub inputs: Vec<InputFile>,
+    /// Files written next to the report, relative to the output directory.
+    pub artifacts: Vec<String>,
+    pub report: R,
+}
+
+impl<R: Serialize> Envelope<R> {
+    pub fn new(command: &str, prereg: PreregRef, generated_at: Option<String>, report: R) -> Self {
+        Self {
+            command: command.to_string(),
+            version: env!("CARGO_PKG_VERSION"),
+            status: Status::Ok,
+            error_code: None,
+            generated_at,
+            prereg,
+            inputs: Vec::new(),
+            artifacts: Vec::new(),
+            report,
+        }
+    }
+
+    /// Pretty JSON with a trailing newline; inputs and artifacts sorted so the bytes depend on content only.
+    pub fn to_json(&mut self) -> serde_json::Result<Vec<u8>> {
+        self.inputs.sort_by(|a, b| a.path.cmp(&b.path));
+        self.artifacts.sort();
+        self.artifacts.dedup();
+        let mut bytes = serde_json::to_vec_pretty(self)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AsOfError {
+    #[error("--as-of {0:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp")]
+    AsOf(String),
+    #[error("SOURCE_DATE_EPOCH={0:?} is not a whole number of seconds")]
+    SourceDateEpoch(String),
+}
+
+/// The report timestamp (RFC 3339, UTC, seconds): `as_of` (a date means its midnight UTC), else
+/// `SOURCE_DATE_EPOCH` (seconds since the epoch), else `newest_input` (seconds since the epoch, a timestamp found
+/// *in* the inputs), else `None`.
+pub fn generated_at(
+    as_of: Option<&str>,
+    source_date_epoch: Option<&str>,
+    newest_input: Option<i64>,
+) -> Result<Option<String>, AsOfError> {
+    let timestamp = if let Some(as_of) = as_of {
+        let as_of = as_of.trim();
+        match as_of.parse::<jiff::Timestamp>() {
+            Ok(timestamp) => timestamp,
+            Err(_) => as_of
+                .parse::<jiff::civil::Date>()
+                .ok()
+                .and_then(|date| date.to_zoned(jiff::tz::TimeZone::UTC).ok())
+                .map(|zoned| zoned.timestamp())
+                .ok_or_else(|| AsOfError::AsOf(as_of.to_string()))?,
+        }
+    } else if let Some(epoch) = source_date_epoch {
+        epoch
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(|seconds| jiff::Timestamp::from_second(seconds).ok())
+            .ok_or_else(|| AsOfError::SourceDateEpoch(epoch.to_string()))?
+    } else {
+        match newest_input.and_then(|seconds| jiff::Timestamp::from_second(seconds).ok()) {
+            Some(timestamp) => timestamp,
+            None => return Ok(None),
+        }
+    };
+    Ok(Some(timestamp.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_at_precedence_and_formats() {
+        let at = |a, s, n| generated_at(a, s, n).unwrap();
+        assert_eq!(
+            at(Some("2026-11-21"), Some("0"), Some(5)).as_deref(),
+            Some("2026-11-21T00:00:00Z")
+        );
+        assert_eq!(
+            at(Some("2026-11-21T10:30:00+02:00"), None, None).as_deref(),
+            Some("2026-11-21T08:30:00Z")
+        );
+        assert_eq!(
+            at(None, Some("1700000000"), Some(5)).as_deref(),
+            Some("2023-11-14T22:13:20Z")
+        );
+        assert_eq!(
+            at(None, None, Some(1_800_000_000)).as_deref(),
+            Some("2027-01-15T08:00:00Z")
+        );
+        assert_eq!(at(None, None, None), None);
+        assert_eq!(
+            generated_at(Some("soon"), None, None),
+            Err(AsOfError::AsOf("soon".into()))
+        );
+        assert_eq!(
+            generated_at(None, Some("x1"), None),
+            Err(AsOfError::SourceDateEpoch("x1".into()))
+        );
+    }
+
+    #[test]
+    fn json_is_sorted_and_stable() {
+        let prereg = PreregRef {
+            path: "experiments/p1.toml (embedded)".into(),
+            sha256: "ab".into(),
+        };
+        let mut envelope = Envelope::new(
+            "phase0 p1",
+            prereg,
+            Some("2026-11-21T00:00:00Z".into()),
+            serde_json::json!({"x": 1}),
+        );
+        envelope
+            .inputs
+            .push(InputFile::new(Path::new("b.jsonl"), b"{}\n", Some(1)));
+        envelope.inputs.push(InputFile::new(Path::new("a.jsonl"), b"", Some(0)));
+        envelope.artifacts = vec!["p1.md".into(), "p1-roc.svg".into(), "p1.md".into()];
+        let first = envelope.to_json().unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&first).unwrap();
+        assert_eq!(value["inputs"][0]["path"], "a.jsonl");
+        assert_eq!(
+            value["inputs"][0]["sha256"],
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(value["artifacts"], serde_json::json!(["p1-roc.svg", "p1.md"]));
+        assert_eq!(value["status"], "ok");
+        assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(envelope.to_json().unwrap(), first);
+    }
+}

@@ -1,0 +1,279 @@
+//! P1's renderers: the markdown report (`templates/p1.md.j2`), its SVG plots, and the stdout block.
+
+use serde::Serialize;
+
+use super::envelope::Envelope;
+use super::svg;
+use crate::experiments::p1::{AucSummary, Metrics, P1Report};
+use crate::prereg::P1Spec;
+use crate::stats::Interval;
+
+/// `templates/p1.md.j2` as shipped; `--templates DIR` may replace it.
+pub const P1_TEMPLATE: &str = include_str!("../../../templates/p1.md.j2");
+pub const ROC_SVG: &str = "p1-roc.svg";
+pub const RELIABILITY_SVG: &str = "p1-reliability.svg";
+
+fn number(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "undefined".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+fn interval(value: Option<(f64, f64)>, decimals: usize) -> String {
+    value.map_or_else(String::new, |(lo, hi)| format!("[{lo:.decimals$}, {hi:.decimals$}]"))
+}
+
+fn bounds(value: &Option<Interval>) -> Option<(f64, f64)> {
+    value.as_ref().map(|i| (i.lo, i.hi))
+}
+
+fn auc_text(auc: &AucSummary) -> String {
+    match (&auc.value, &auc.undefined) {
+        (Some(value), _) => format!("{value:.4}"),
+        (None, Some(why)) => format!("undefined ({why})"),
+        (None, None) => "undefined".to_string(),
+    }
+}
+
+/// The numbers as the report prints them (formatting is layout, done once here so templates stay dumb).
+pub fn formatted(metrics: &Metrics) -> serde_json::Value {
+    let bins: Vec<serde_json::Value> = metrics
+        .reliability_equal_width
+        .iter()
+        .enumerate()
+        .map(|(i, bin)| {
+            let close = if i + 1 == metrics.reliability_equal_width.len() && bin.hi >= 1.0 {
+                "]"
+            } else {
+                ")"
+            };
+            serde_json::json!({
+                "range": format!("[{:.1}, {:.1}{close}", bin.lo, bin.hi),
+                "n": bin.n,
+                "mean_confidence": format!("{:.3}", bin.mean_confidence),
+                "accuracy": format!("{:.3}", bin.accuracy),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "base_rate": number(metrics.base_rate.map(|i| i.estimate), 4),
+        "base_rate_ci": interval(bounds(&metrics.base_rate), 4),
+        "auc": auc_text(&metrics.auc),
+        "auc_ci": interval(metrics.auc.ci, 4),
+        "high_rate": number(metrics.high_rate.map(|i| i.estimate), 4),
+        "high_rate_ci": interval(bounds(&metrics.high_rate), 4),
+        "auc_high": auc_text(&metrics.auc_high),
+        "auc_high_ci": interval(metrics.auc_high.ci, 4),
+        "lift_pp": metrics.lift_pp.map_or_else(|| "undefined".to_string(), |i| format!("{:+.2}", i.estimate)),
+        "lift_pp_ci": interval(bounds(&metrics.lift_pp), 2),
+        "lift_ratio": number(metrics.lift_ratio.map(|i| i.estimate), 3),
+        "lift_ratio_ci": interval(bounds(&metrics.lift_ratio), 3),
+        "brier": number(metrics.brier, 4),
+        "ece_equal_width": number(metrics.ece_equal_width, 4),
+        "ece_equal_mass": number(metrics.ece_equal_mass, 4),
+        "average_precision": number(metrics.average_precision, 4),
+        "bins": bins,
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("template {name}: {message}")]
+pub struct TemplateError {
+    pub name: String,
+    pub message: String,
+}
+
+/// Renders `template` (the source of `p1.md.j2`) for the report in `envelope`.
+pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) -> Result<String, TemplateError> {
+    #[derive(Serialize)]
+    struct View<'a> {
+        prereg_title: &'a str,
+        kill_text: &'a str,
+        hypothesis: &'a str,
+        verdict: &'a crate::experiments::p1::Verdict,
+        generated_at: &'a str,
+        corpus: &'a crate::experiments::p1::CorpusSummary,
+        prereg_path: &'a str,
+        prereg_sha256: &'a str,
+        inputs: &'a [super::envelope::InputFile],
+        interval_label: String,
+        metrics: &'a Metrics,
+        fmt: serde_json::Value,
+        roc_svg: &'static str,
+        reliability_svg: &'static str,
+    }
+    let metrics = &envelope.report.metrics;
+    let view = View {
+        prereg_title: &spec.title,
+        kill_text: &spec.kill.text,
+        hypothesis: &spec.hypothesis,
+        verdict: &metrics.verdict,
+        generated_at: envelope
+            .generated_at
+            .as_deref()
+            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        corpus: &envelope.report.corpus,
+        prereg_path: &envelope.prereg.path,
+        prereg_sha256: &envelope.prereg.sha256,
+        inputs: &envelope.inputs,
+        interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
+        metrics,
+        fmt: formatted(metrics),
+        roc_svg: ROC_SVG,
+        reliability_svg: RELIABILITY_SVG,
+    };
+    let error = |e: minijinja::Error| TemplateError {
+        name: "p1.md.j2".into(),
+        message: e.to_string(),
+    };
+    let mut env = minijinja::Environment::new();
+    env.add_template("p1.md.j2", template).map_err(error)?;
+    let rendered = env
+        .get_template("p1.md.j2")
+        .map_err(error)?
+        .render(minijinja::value::Serde(&view))
+        .map_err(error)?;
+    Ok(if rendered.ends_with('\n') {
+        rendered
+    } else {
+        rendered + "\n"
+    })
+}
+
+/// The ROC curve and reliability diagram as `(file name, svg)` pairs.
+pub fn plots(confidence: &[f64], correct: &[bool], metrics: &Metrics) -> Vec<(&'static str, String)> {
+    let points = crate::stats::roc_curve(confidence, correct)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let roc_title = format!("P1 ROC — AUC {}", auc_text(&metrics.auc));
+    vec![
+        (ROC_SVG, svg::roc(&points, &roc_title)),
+        (
+            RELIABILITY_SVG,
+            svg::reliability(&metrics.reliability_equal_width, "P1 reliability (equal-width bins)"),
+        ),
+    ]
+}
+
+/// The block `phase0 p1` prints: the kill condition verbatim, the numbers behind it, the verdict, the prereg hash.
+pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
+    let metrics = &envelope.report.metrics;
+    let fmt = formatted(metrics);
+    let text = |key: &str| fmt[key].as_str().unwrap_or_default().to_string();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "P1 calibration — kill condition (pre-registered): {}\n",
+        spec.kill.text
+    ));
+    out.push_str(&format!(
+        "  rows            {} ({} correct, base rate {} {})\n",
+        metrics.n,
+        metrics.n_correct,
+        text("base_rate"),
+        text("base_rate_ci")
+    ));
+    out.push_str(&format!("  AUC             {} {}\n", text("auc"), text("auc_ci")));
+    out.push_str(&format!(
+        "  high subset     {} rows with confidence >= {}, lift {}pp {}\n",
+        metrics.n_high,
+        metrics.high,
+        text("lift_pp"),
+        text("lift_pp_ci")
+    ));
+    out.push_str(&format!(
+        "  verdict         {}: {}\n",
+        metrics.verdict.kind,
+        metrics.verdict.reasons.join("; ")
+    ));
+    if metrics.verdict.n_still_needed > 0 {
+        out.push_str(&format!(
+            "  rows needed     {} more ({} in all)\n",
+            metrics.verdict.n_still_needed, metrics.verdict.n_required
+        ));
+    }
+    out.push_str(&format!(
+        "  prereg          {} sha256 {}\n",
+        envelope.prereg.path, envelope.prereg.sha256
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prereg::Prereg;
+    use crate::experiments::p1::CorpusSummary;
+    use crate::report::envelope::{InputFile, PreregRef};
+
+    fn envelope() -> (Envelope<P1Report>, P1Spec, Vec<f64>, Vec<bool>) {
+        let prereg = Prereg::p1(None).unwrap();
+        let confidence: Vec<f64> = (0..400).map(|i| f64::from(i % 10) / 10.0 + 0.05).collect();
+        let correct: Vec<bool> = (0..400).map(|i| (i % 10) >= 3 || i % 7 == 0).collect();
+        let metrics = Metrics::compute(&confidence, &correct, &prereg.spec).unwrap();
+        let mut envelope = Envelope::new(
+            "phase0 p1",
+            PreregRef {
+                path: "experiments/p1.toml (embedded)".into(),
+                sha256: prereg.sha256.clone(),
+            },
+            Some("2026-11-21T00:00:00Z".into()),
+            P1Report {
+                corpus: CorpusSummary {
+                    lines: 400,
+                    rows: 400,
+                    ..CorpusSummary::default()
+                },
+                metrics,
+            },
+        );
+        envelope
+            .inputs
+            .push(InputFile::new(std::path::Path::new("corpus.jsonl"), b"x", Some(400)));
+        (envelope, prereg.spec, confidence, correct)
+    }
+
+    #[test]
+    fn markdown_shows_the_rule_the_verdict_and_the_numbers() {
+        let (envelope, spec, _, _) = envelope();
+        let md = markdown(P1_TEMPLATE, &envelope, &spec).unwrap();
+        assert!(
+            md.starts_with(&format!(
+                "# P1 calibration — {}\n",
+                envelope.report.metrics.verdict.kind
+            )),
+            "{md}"
+        );
+        assert!(md.contains(
+            "> **Kill condition (pre-registered):** AUC <= 0.60 OR high-subset lift <= +5pp ⇒ do NOT build §7–§8"
+        ));
+        assert!(md.contains(&format!("(sha256 `{}`)", envelope.prereg.sha256)));
+        assert!(md.contains("| rows | 400 ("), "{md}");
+        assert!(md.contains("| [0.9, 1.0] | 40 | 0.950 |"), "{md}");
+        assert!(md.contains("![ROC curve](p1-roc.svg)"));
+        assert_eq!(md, markdown(P1_TEMPLATE, &envelope, &spec).unwrap());
+    }
+
+    #[test]
+    fn a_broken_template_is_an_error_naming_it() {
+        let (envelope, spec, _, _) = envelope();
+        let error = markdown("{% for x in %}", &envelope, &spec).unwrap_err();
+        assert!(error.to_string().starts_with("template p1.md.j2: "), "{error}");
+    }
+
+    #[test]
+    fn stdout_block_leads_with_the_kill_condition() {
+        let (envelope, spec, confidence, correct) = envelope();
+        let block = stdout_block(&envelope, &spec);
+        assert!(
+            block.starts_with(
+                "P1 calibration — kill condition (pre-registered): AUC <= 0.60 OR high-subset lift <= +5pp"
+            )
+        );
+        assert!(block.contains(&format!("  verdict         {}: ", envelope.report.metrics.verdict.kind)));
+        assert!(block.ends_with(&format!("sha256 {}\n", envelope.prereg.sha256)));
+        let plots = plots(&confidence, &correct, &envelope.report.metrics);
+        assert_eq!(
+            plots.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+            vec![ROC_SVG, RELIABILITY_SVG]
+        );
+    }
+}
