@@ -200,8 +200,8 @@ pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prereg::Prereg;
     use crate::experiments::p1::CorpusSummary;
+    use crate::prereg::Prereg;
     use crate::report::envelope::{InputFile, PreregRef};
 
     fn envelope() -> (Envelope<P1Report>, P1Spec, Vec<f64>, Vec<bool>) {
