@@ -49,6 +49,9 @@ enum Command {
         /// A directory with a p1.md.j2 that replaces the embedded template.
         #[arg(long)]
         templates: Option<PathBuf>,
+        /// Break the numbers down by a field: agent, surface, task_ref or session_id (repeatable).
+        #[arg(long, value_name = "FIELD")]
+        by: Vec<String>,
     },
     /// Generate synthetic inputs deterministically.
     Synth {
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
             skip_invalid,
             as_of,
             templates,
+            by,
         } => {
             let args = commands::p1::P1Args {
                 corpus,
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
                 as_of,
                 source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
                 templates,
+                by,
             };
             match commands::p1::run(&args) {
                 Ok(outcome) => {

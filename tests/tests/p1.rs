@@ -180,3 +180,43 @@ fn bad_arguments_and_files_exit_2_with_a_message() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--as-of \"next tuesday\" is not a date"));
 }
+
+#[test]
+fn breakdowns_by_field_and_unknown_fields_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = p1(
+        &[
+            sample().as_os_str(),
+            os("--by"),
+            os("agent"),
+            os("--out"),
+            dir.path().as_os_str(),
+            os("--json"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let groups = report["report"]["breakdowns"]["agent"].as_array().unwrap();
+    let names: Vec<&str> = groups.iter().map(|g| g["value"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["aider", "claude-code", "codex"]);
+    let total: u64 = groups.iter().map(|g| g["n"].as_u64().unwrap()).sum();
+    assert_eq!(total, 400, "every row lands in exactly one group");
+    assert!(
+        std::fs::read_to_string(dir.path().join("p1.md"))
+            .unwrap()
+            .contains("## By agent")
+    );
+
+    let output = p1(&[sample().as_os_str(), os("--by"), os("color")], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "phase0: --by color: not a breakdown field (one of agent, surface, task_ref, session_id)\n"
+    );
+}

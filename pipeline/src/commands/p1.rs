@@ -21,7 +21,12 @@ pub struct P1Args {
     pub source_date_epoch: Option<String>,
     /// A directory whose `p1.md.j2` replaces the embedded template.
     pub templates: Option<PathBuf>,
+    /// Breakdown fields: `agent`, `surface`, `task_ref`, `session_id`.
+    pub by: Vec<String>,
 }
+
+/// The fields `--by` accepts.
+pub const BREAKDOWN_FIELDS: [&str; 4] = ["agent", "surface", "task_ref", "session_id"];
 
 /// What a run produced.
 #[derive(Debug)]
@@ -68,6 +73,29 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         sha256: prereg.sha256.clone(),
     };
     let skipped = corpus.stats.skipped_total();
+    let mut breakdowns = std::collections::BTreeMap::new();
+    for field in &args.by {
+        let column = match field.as_str() {
+            "agent" => &corpus.agent,
+            "surface" => &corpus.surface,
+            "task_ref" => &corpus.task_ref,
+            "session_id" => &corpus.session_id,
+            other => {
+                return Err(CommandError::Input(format!(
+                    "--by {other}: not a breakdown field (one of {})",
+                    BREAKDOWN_FIELDS.join(", ")
+                )));
+            }
+        };
+        let groups = crate::experiments::p1::breakdown(
+            &corpus.confidence,
+            &corpus.correct,
+            |row| column.get(row).map(|value| capture::redact(value).into_owned()),
+            &prereg.spec,
+        )
+        .map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+        breakdowns.insert(field.clone(), groups);
+    }
     let mut report = Envelope::new(
         "phase0 p1",
         prereg_ref,
@@ -75,6 +103,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         P1Report {
             corpus: summary,
             metrics,
+            breakdowns,
         },
     );
     if skipped > 0 {

@@ -218,11 +218,61 @@ pub fn decide(evidence: &Evidence, spec: &P1Spec) -> Verdict {
     }
 }
 
-/// The body of `p1.json`: what was read, and every metric with the verdict.
+/// The body of `p1.json`: what was read, every metric with the verdict, and the breakdowns asked for.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct P1Report {
     pub corpus: CorpusSummary,
     pub metrics: Metrics,
+    /// Per field given with `--by` (`agent`, `surface`, …), one entry per value, sorted by value.
+    pub breakdowns: std::collections::BTreeMap<String, Vec<Group>>,
+}
+
+/// The headline numbers of one group of a breakdown (descriptive: the verdict is for the whole corpus).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Group {
+    /// The field's value; `null` for rows without it.
+    pub value: Option<String>,
+    pub n: u64,
+    pub n_correct: u64,
+    pub base_rate: Option<Interval>,
+    pub auc: AucSummary,
+    pub n_high: u64,
+    pub lift_pp: Option<Interval>,
+}
+
+/// Groups rows by `key` (`None` = the field is absent) and computes each group's headline numbers. Groups come
+/// sorted by value, absent last.
+pub fn breakdown(
+    confidence: &[f64],
+    correct: &[bool],
+    key: impl Fn(usize) -> Option<String>,
+    spec: &P1Spec,
+) -> Result<Vec<Group>, StatsError> {
+    let z = stats::z_two_sided(spec.alpha)?;
+    // Keyed by (absent?, value) so that absent sorts last; each group holds its rows' columns.
+    type Rows = (Vec<f64>, Vec<bool>);
+    let mut groups: std::collections::BTreeMap<(bool, Option<String>), Rows> = Default::default();
+    for row in 0..confidence.len() {
+        let value = key(row);
+        let entry = groups.entry((value.is_none(), value)).or_default();
+        entry.0.push(confidence[row]);
+        entry.1.push(correct[row]);
+    }
+    groups
+        .into_iter()
+        .map(|((_, value), (confidence, correct))| {
+            let evidence = Evidence::from_rows(&confidence, &correct, spec)?;
+            Ok(Group {
+                value,
+                n: evidence.n,
+                n_correct: evidence.n_correct,
+                base_rate: stats::wilson(evidence.n_correct, evidence.n, z)?,
+                auc: AucSummary::from(&evidence.auc),
+                n_high: evidence.n_high,
+                lift_pp: evidence.lift_pp,
+            })
+        })
+        .collect()
 }
 
 /// How the corpus was read: every line accounted for (`lines = blank_lines + rows + skipped`).
@@ -511,6 +561,23 @@ mod tests {
             serde_json::to_string(&Metrics::compute(&confidence, &correct, &spec()).unwrap()).unwrap()
         );
         assert!(json.contains(r#""verdict":{"kind":"INCONCLUSIVE""#), "{json}");
+    }
+
+    #[test]
+    fn breakdown_groups_by_value_with_absent_last() {
+        let confidence = [0.9, 0.2, 0.8, 0.3, 0.95, 0.1];
+        let correct = [true, false, true, false, true, true];
+        let agents = [Some("b"), Some("a"), None, Some("b"), Some("a"), Some("a")];
+        let groups = breakdown(&confidence, &correct, |row| agents[row].map(String::from), &spec()).unwrap();
+        let summary: Vec<(Option<&str>, u64, u64, u64)> = groups
+            .iter()
+            .map(|g| (g.value.as_deref(), g.n, g.n_correct, g.n_high))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![(Some("a"), 3, 2, 1), (Some("b"), 2, 1, 1), (None, 1, 1, 1)]
+        );
+        assert_eq!(groups[1].auc.value, None, "one row per class is too few for an AUC");
     }
 
     #[test]

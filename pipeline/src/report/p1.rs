@@ -97,6 +97,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
         interval_label: String,
         metrics: &'a Metrics,
         fmt: serde_json::Value,
+        breakdowns: Vec<serde_json::Value>,
         roc_svg: &'static str,
         reliability_svg: &'static str,
     }
@@ -117,6 +118,28 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
         interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
         metrics,
         fmt: formatted(metrics),
+        breakdowns: envelope
+            .report
+            .breakdowns
+            .iter()
+            .map(|(field, groups)| {
+                let rows: Vec<serde_json::Value> = groups
+                    .iter()
+                    .map(|group| {
+                        serde_json::json!({
+                            "value": group.value.as_deref().unwrap_or("(absent)"),
+                            "n": group.n,
+                            "base_rate": number(group.base_rate.map(|i| i.estimate), 3),
+                            "auc": auc_text(&group.auc),
+                            "auc_ci": interval(group.auc.ci, 3),
+                            "n_high": group.n_high,
+                            "lift_pp": group.lift_pp.map_or_else(|| "undefined".to_string(), |i| format!("{:+.1}", i.estimate)),
+                        })
+                    })
+                    .collect();
+                serde_json::json!({"field": field, "groups": rows})
+            })
+            .collect(),
         roc_svg: ROC_SVG,
         reliability_svg: RELIABILITY_SVG,
     };
@@ -223,6 +246,7 @@ mod tests {
                     ..CorpusSummary::default()
                 },
                 metrics,
+                breakdowns: Default::default(),
             },
         );
         envelope

@@ -74,7 +74,11 @@ fn frame(out: &mut String, title: &str, x_label: &str, y_label: &str) {
     );
 }
 
-/// The ROC curve through `points` (false-positive rate, true-positive rate).
+/// At most this many points are drawn: a corpus of millions of distinct confidences would otherwise make a
+/// plot of hundreds of megabytes.
+const MAX_POINTS: usize = 2_000;
+
+/// The ROC curve through `points` (false-positive rate, true-positive rate), thinned to whole pixels.
 pub fn roc(points: &[(f64, f64)], title: &str) -> String {
     let mut out = String::new();
     frame(
@@ -83,9 +87,9 @@ pub fn roc(points: &[(f64, f64)], title: &str) -> String {
         "false-positive rate (wrong rows above the threshold)",
         "true-positive rate",
     );
-    let path: Vec<String> = points
-        .iter()
-        .map(|&(fpr, tpr)| format!("{:.2},{:.2}", x(fpr), y(tpr)))
+    let path: Vec<String> = thin(points)
+        .into_iter()
+        .map(|(px, py)| format!("{px:.2},{py:.2}"))
         .collect();
     let _ = writeln!(
         out,
@@ -125,6 +129,24 @@ pub fn reliability(bins: &[ReliabilityBin], title: &str) -> String {
     out
 }
 
+/// The points in pixels, dropping every point within half a pixel of the last one kept (the first and last are
+/// always kept), and at most [`MAX_POINTS`] of them.
+fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let step = points.len().div_ceil(MAX_POINTS).max(1);
+    let mut kept: Vec<(f64, f64)> = Vec::new();
+    for (i, &(fpr, tpr)) in points.iter().enumerate() {
+        let pixel = (x(fpr), y(tpr));
+        let last = i + 1 == points.len();
+        let far = kept
+            .last()
+            .is_none_or(|&(px, py)| (px - pixel.0).abs() >= 0.5 || (py - pixel.1).abs() >= 0.5);
+        if last || (far && i % step == 0) {
+            kept.push(pixel);
+        }
+    }
+    kept
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -149,6 +171,27 @@ mod tests {
             svg,
             roc(&[(0.0, 0.0), (0.0, 0.5), (0.5, 1.0), (1.0, 1.0)], "ROC <AUC 0.875>")
         );
+    }
+
+    #[test]
+    fn long_curves_are_thinned_but_keep_their_ends() {
+        let points: Vec<(f64, f64)> = (0..=1_000_000)
+            .map(|i| (f64::from(i) / 1e6, (f64::from(i) / 1e6).sqrt()))
+            .collect();
+        let svg = roc(&points, "big");
+        let drawn = svg
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .split(' ')
+            .count();
+        assert!(drawn <= MAX_POINTS + 1, "{drawn} points drawn");
+        assert!(svg.contains("points=\"48.00,368.00 "));
+        assert!(svg.contains(" 368.00,48.00\""));
+        assert!(svg.len() < 40_000, "{} bytes", svg.len());
     }
 
     #[test]
