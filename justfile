@@ -53,6 +53,10 @@ p1 corpus *args:
 sample-data:
     cargo run --quiet --release --bin phase0 -- synth p1 --rows 400 --seed 1 > data/p1-corpus.jsonl
 
+# P1 benchmark against Python polars/pandas + scikit-learn (ROWS: corpus sizes, default 1M and 10M)
+bench-p1 *rows:
+    bench/p1.sh {{rows}}
+
 # P2 gate buckets (arrives with its issue).
 p2 *args:
     @echo "phase0 p2 is not implemented yet" >&2; exit 2

@@ -68,6 +68,9 @@ enum Synth {
         rows: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Only confidence, correct and agent (the shape of the benchmark corpora).
+        #[arg(long)]
+        minimal: bool,
     },
 }
 
@@ -123,10 +126,21 @@ fn main() -> ExitCode {
             }
         }
         Command::Synth {
-            what: Synth::P1 { rows, seed },
+            what: Synth::P1 { rows, seed, minimal },
         } => {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-            match commands::synth::p1_corpus(rows, seed, &mut stdout).and_then(|()| stdout.flush()) {
+            match commands::synth::p1_corpus_with(
+                rows,
+                seed,
+                if minimal {
+                    commands::synth::Fields::Minimal
+                } else {
+                    commands::synth::Fields::Full
+                },
+                &mut stdout,
+            )
+            .and_then(|()| stdout.flush())
+            {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     eprintln!("phase0: cannot write the corpus: {error}");

@@ -53,8 +53,23 @@ const SURFACES: [(&str, f64, f64); 8] = [
     ("none", 0.25, 0.80),
 ];
 
+/// Which fields a synthetic row carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// `confidence, correct, task_ref, agent, surface, session_id` (~120 bytes a row).
+    Full,
+    /// `confidence, correct, agent` (~50 bytes a row, the shape of the benchmark corpora).
+    Minimal,
+}
+
 /// Writes `rows` JSONL rows generated from `seed` to `out`.
 pub fn p1_corpus(rows: u64, seed: u64, out: &mut impl Write) -> std::io::Result<()> {
+    p1_corpus_with(rows, seed, Fields::Full, out)
+}
+
+/// Writes `rows` JSONL rows with `fields` generated from `seed` to `out`; the same seed draws the same rows
+/// whatever the fields.
+pub fn p1_corpus_with(rows: u64, seed: u64, fields: Fields, out: &mut impl Write) -> std::io::Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut line = String::with_capacity(160);
     for row in 0..rows {
@@ -78,6 +93,13 @@ pub fn p1_corpus(rows: u64, seed: u64, out: &mut impl Write) -> std::io::Result<
         let confidence = (reported * 20.0).round() / 20.0;
         let session = row / 4;
         line.clear();
+        if fields == Fields::Minimal {
+            let row = serde_json::json!({"confidence": confidence, "correct": correct, "agent": agent.name});
+            line.push_str(&row.to_string());
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
+            continue;
+        }
         line.push_str(
             &serde_json::json!({
                 "confidence": confidence,
@@ -98,6 +120,24 @@ pub fn p1_corpus(rows: u64, seed: u64, out: &mut impl Write) -> std::io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn minimal_rows_are_the_full_rows_without_the_extra_fields() {
+        let (mut full, mut minimal) = (Vec::new(), Vec::new());
+        p1_corpus_with(50, 3, Fields::Full, &mut full).unwrap();
+        p1_corpus_with(50, 3, Fields::Minimal, &mut minimal).unwrap();
+        for (full, minimal) in String::from_utf8(full)
+            .unwrap()
+            .lines()
+            .zip(String::from_utf8(minimal).unwrap().lines())
+        {
+            let mut full: serde_json::Value = serde_json::from_str(full).unwrap();
+            for key in ["task_ref", "surface", "session_id"] {
+                full.as_object_mut().unwrap().remove(key);
+            }
+            assert_eq!(full, serde_json::from_str::<serde_json::Value>(minimal).unwrap());
+        }
+    }
 
     #[test]
     fn same_seed_same_bytes_and_rows_are_valid() {
