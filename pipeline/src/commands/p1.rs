@@ -60,9 +60,18 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     } else {
         InvalidPolicy::Fail
     };
-    let corpus = parse_corpus(&args.corpus.display().to_string(), &bytes, policy).map_err(|e| input(&e))?;
-    let metrics = Metrics::compute(&corpus.confidence, &corpus.correct, &prereg.spec)
-        .map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+    // Hashing the input for the report runs beside parsing it.
+    let (corpus, sha256) = rayon::join(
+        || parse_corpus(&args.corpus.display().to_string(), &bytes, policy),
+        || crate::prereg::sha256_hex(&bytes),
+    );
+    let corpus = corpus.map_err(|e| input(&e))?;
+    let (metrics, roc_points) = rayon::join(
+        || Metrics::compute(&corpus.confidence, &corpus.correct, &prereg.spec),
+        || crate::stats::roc_curve(&corpus.confidence, &corpus.correct),
+    );
+    let metrics = metrics.map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+    let roc_points = roc_points.map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
     let summary = CorpusSummary::from(&corpus.stats);
 
     let prereg_ref = PreregRef {
@@ -110,11 +119,14 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         report.status = Status::Partial;
         report.error_code = Some("invalid-rows-skipped".to_string());
     }
-    report
-        .inputs
-        .push(InputFile::new(&args.corpus, &bytes, Some(corpus.stats.rows)));
+    report.inputs.push(InputFile::hashed(
+        &args.corpus,
+        sha256,
+        bytes.len() as u64,
+        Some(corpus.stats.rows),
+    ));
 
-    let plots = render::plots(&corpus.confidence, &corpus.correct, &report.report.metrics);
+    let plots = render::plots(&roc_points.unwrap_or_default(), &report.report.metrics);
     report.artifacts = ["p1.json", "p1.md"]
         .into_iter()
         .chain(plots.iter().map(|(name, _)| *name))

@@ -370,13 +370,41 @@ impl Metrics {
     /// Computes every metric of the paired rows under `spec`.
     pub fn compute(confidence: &[f64], correct: &[bool], spec: &P1Spec) -> Result<Self, StatsError> {
         let z = stats::z_two_sided(spec.alpha)?;
-        let evidence = Evidence::from_rows(confidence, correct, spec)?;
-        let (high_confidence, high_correct): (Vec<f64>, Vec<bool>) = confidence
-            .iter()
-            .zip(correct)
-            .filter(|&(&c, _)| c >= spec.high)
-            .map(|(&c, &ok)| (c, ok))
-            .unzip();
+        // The expensive parts each sort the whole column; they are independent, so they run side by side.
+        let ((evidence, auc_high), ((width, mass), (brier, average_precision))) = rayon::join(
+            || {
+                rayon::join(
+                    || Evidence::from_rows(confidence, correct, spec),
+                    || {
+                        let (high_confidence, high_correct): (Vec<f64>, Vec<bool>) = confidence
+                            .iter()
+                            .zip(correct)
+                            .filter(|&(&c, _)| c >= spec.high)
+                            .map(|(&c, &ok)| (c, ok))
+                            .unzip();
+                        stats::auc(&high_confidence, &high_correct, z)
+                    },
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        rayon::join(
+                            || stats::reliability_table(confidence, correct, stats::Binning::EqualWidth),
+                            || stats::reliability_table(confidence, correct, stats::Binning::EqualMass),
+                        )
+                    },
+                    || {
+                        (
+                            stats::brier(confidence, correct),
+                            stats::average_precision(confidence, correct),
+                        )
+                    },
+                )
+            },
+        );
+        let (evidence, auc_high) = (evidence?, auc_high?);
+        let (width, mass) = (width?, mass?);
         Ok(Self {
             n: evidence.n,
             n_correct: evidence.n_correct,
@@ -385,7 +413,7 @@ impl Metrics {
             n_high: evidence.n_high,
             high_rate: stats::wilson(evidence.n_high_correct, evidence.n_high, z)?,
             auc: AucSummary::from(&evidence.auc),
-            auc_high: AucSummary::from(&stats::auc(&high_confidence, &high_correct, z)?),
+            auc_high: AucSummary::from(&auc_high),
             lift_pp: evidence.lift_pp,
             lift_ratio: stats::katz_ratio(
                 evidence.n_high_correct,
@@ -394,12 +422,12 @@ impl Metrics {
                 evidence.n,
                 z,
             )?,
-            brier: stats::brier(confidence, correct)?,
-            ece_equal_width: stats::ece_equal_width(confidence, correct)?,
-            ece_equal_mass: stats::ece_equal_mass(confidence, correct)?,
-            average_precision: stats::average_precision(confidence, correct)?,
-            reliability_equal_width: stats::reliability_table(confidence, correct, stats::Binning::EqualWidth)?,
-            reliability_equal_mass: stats::reliability_table(confidence, correct, stats::Binning::EqualMass)?,
+            brier: brier?,
+            ece_equal_width: stats::ece(&width),
+            ece_equal_mass: stats::ece(&mass),
+            average_precision: average_precision?,
+            reliability_equal_width: width,
+            reliability_equal_mass: mass,
             verdict: decide(&evidence, spec),
         })
     }

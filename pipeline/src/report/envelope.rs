@@ -30,6 +30,17 @@ pub struct InputFile {
 }
 
 impl InputFile {
+    /// Describes `bytes` read from `path` whose sha256 was already computed (hashing a large input can then run
+    /// beside parsing it).
+    pub fn hashed(path: &Path, sha256: String, bytes: u64, rows: Option<u64>) -> Self {
+        Self {
+            path: path.display().to_string(),
+            sha256,
+            bytes,
+            rows,
+        }
+    }
+
     /// Describes `bytes` read from `path`.
     pub fn new(path: &Path, bytes: &[u8], rows: Option<u64>) -> Self {
         Self {

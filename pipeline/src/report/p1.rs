@@ -161,15 +161,12 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
     })
 }
 
-/// The ROC curve and reliability diagram as `(file name, svg)` pairs.
-pub fn plots(confidence: &[f64], correct: &[bool], metrics: &Metrics) -> Vec<(&'static str, String)> {
-    let points = crate::stats::roc_curve(confidence, correct)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+/// The ROC curve (through `roc_points`, from [`crate::stats::roc_curve`]) and the reliability diagram as
+/// `(file name, svg)` pairs.
+pub fn plots(roc_points: &[(f64, f64)], metrics: &Metrics) -> Vec<(&'static str, String)> {
     let roc_title = format!("P1 ROC — AUC {}", auc_text(&metrics.auc));
     vec![
-        (ROC_SVG, svg::roc(&points, &roc_title)),
+        (ROC_SVG, svg::roc(roc_points, &roc_title)),
         (
             RELIABILITY_SVG,
             svg::reliability(&metrics.reliability_equal_width, "P1 reliability (equal-width bins)"),
@@ -294,7 +291,8 @@ mod tests {
         );
         assert!(block.contains(&format!("  verdict         {}: ", envelope.report.metrics.verdict.kind)));
         assert!(block.ends_with(&format!("sha256 {}\n", envelope.prereg.sha256)));
-        let plots = plots(&confidence, &correct, &envelope.report.metrics);
+        let points = crate::stats::roc_curve(&confidence, &correct).unwrap().unwrap();
+        let plots = plots(&points, &envelope.report.metrics);
         assert_eq!(
             plots.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
             vec![ROC_SVG, RELIABILITY_SVG]

@@ -14,7 +14,8 @@ pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Result<Option<Vec<(f64, f64
         return Ok(None);
     }
     let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    // Ties are emitted together, so their order among themselves does not matter.
+    order.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     let mut points = vec![(0.0, 0.0)];
     let (mut tp, mut fp) = (0usize, 0usize);
     for (at, &row) in order.iter().enumerate() {
