@@ -69,23 +69,103 @@ pub fn auc(scores: &[f64], labels: &[bool], z: f64) -> Result<AucOutcome, StatsE
     check_finite("score", scores)?;
     check_z(z)?;
 
-    // `+ 0.0` maps -0.0 to 0.0 so that the two zeros tie under `total_cmp`.
-    let mut pos: Vec<f64> = Vec::new();
-    let mut neg: Vec<f64> = Vec::new();
-    for (&s, &l) in scores.iter().zip(labels) {
-        if l {
-            pos.push(s + 0.0);
-        } else {
-            neg.push(s + 0.0);
-        }
-    }
-    let (m, n) = (pos.len(), neg.len());
+    let m = labels.iter().filter(|&&label| label).count();
+    let n = labels.len() - m;
     if m < 2 || n < 2 {
         return Ok(AucOutcome::Undefined(UndefinedAuc::TooFewInClass {
             n_pos: m,
             n_neg: n,
         }));
     }
+    // Agents report confidence on a coarse grid; with few distinct scores, counting beats sorting.
+    if let Some(groups) = group_counts(scores, labels, MAX_GROUPS) {
+        return Ok(AucOutcome::Defined(auc_from_groups(&groups, m, n, z)));
+    }
+    // `+ 0.0` maps -0.0 to 0.0 so that the two zeros tie under `total_cmp`.
+    let (pos, neg): (Vec<f64>, Vec<f64>) = {
+        let pos = scores
+            .iter()
+            .zip(labels)
+            .filter(|(_, l)| **l)
+            .map(|(s, _)| s + 0.0)
+            .collect();
+        let neg = scores
+            .iter()
+            .zip(labels)
+            .filter(|(_, l)| !**l)
+            .map(|(s, _)| s + 0.0)
+            .collect();
+        (pos, neg)
+    };
+    Ok(AucOutcome::Defined(auc_by_sorting(pos, neg, z)))
+}
+
+/// Above this many distinct scores the AUC is computed by sorting instead of counting.
+const MAX_GROUPS: usize = 4096;
+
+/// `(score, correct rows, wrong rows)` per distinct score, ascending; `None` past `limit` distinct scores.
+fn group_counts(scores: &[f64], labels: &[bool], limit: usize) -> Option<Vec<(f64, u64, u64)>> {
+    let mut counts: std::collections::HashMap<u64, (u64, u64)> = std::collections::HashMap::new();
+    for (&score, &label) in scores.iter().zip(labels) {
+        // `+ 0.0` maps -0.0 to 0.0 so that the two zeros are one group.
+        let entry = counts.entry((score + 0.0).to_bits()).or_default();
+        if label {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+        if counts.len() > limit {
+            return None;
+        }
+    }
+    let mut groups: Vec<(f64, u64, u64)> = counts
+        .into_iter()
+        .map(|(bits, (pos, neg))| (f64::from_bits(bits), pos, neg))
+        .collect();
+    groups.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    Some(groups)
+}
+
+/// The same AUC and DeLong variance from per-score counts: every row of a score group has the same placement
+/// value, so each group contributes `count · (V − AUC)²` to the sample variances.
+fn auc_from_groups(groups: &[(f64, u64, u64)], m: usize, n: usize, z: f64) -> Auc {
+    let (mf, nf) = (m as f64, n as f64);
+    // Twice the placement counts are integers, as in the sorting path: the AUC is exact up to the division.
+    let mut neg_below = 0u64;
+    let mut twice_sum = 0u128;
+    let mut twice_placements = Vec::with_capacity(groups.len());
+    for &(_, pos, neg) in groups {
+        let twice = 2 * neg_below + neg;
+        twice_sum += u128::from(pos) * u128::from(twice);
+        twice_placements.push(twice);
+        neg_below += neg;
+    }
+    let value = twice_sum as f64 / (2.0 * mf * nf);
+    let mut pos_above = m as u64;
+    let (mut ss10, mut ss01) = (0.0, 0.0);
+    for (&(_, pos, neg), &twice) in groups.iter().zip(&twice_placements) {
+        pos_above -= pos;
+        let v10 = twice as f64 / (2.0 * nf);
+        let v01 = (2 * pos_above + pos) as f64 / (2.0 * mf);
+        ss10 += pos as f64 * (v10 - value) * (v10 - value);
+        ss01 += neg as f64 * (v01 - value) * (v01 - value);
+    }
+    let variance = ss10 / (mf - 1.0) / mf + ss01 / (nf - 1.0) / nf;
+    let se = variance.sqrt();
+    let ci = ((value - z * se).clamp(0.0, 1.0), (value + z * se).clamp(0.0, 1.0));
+    Auc {
+        value,
+        variance,
+        se,
+        ci,
+        n_pos: m,
+        n_neg: n,
+    }
+}
+
+/// The Sun & Xu computation over the sorted classes.
+fn auc_by_sorting(mut pos: Vec<f64>, mut neg: Vec<f64>, z: f64) -> Auc {
+    let (m, n) = (pos.len(), neg.len());
     pos.sort_unstable_by(f64::total_cmp);
     neg.sort_unstable_by(f64::total_cmp);
 
@@ -110,14 +190,14 @@ pub fn auc(scores: &[f64], labels: &[bool], z: f64) -> Result<AucOutcome, StatsE
     let variance = s10 / mf + s01 / nf;
     let se = variance.sqrt();
     let ci = ((value - z * se).clamp(0.0, 1.0), (value + z * se).clamp(0.0, 1.0));
-    Ok(AucOutcome::Defined(Auc {
+    Auc {
         value,
         variance,
         se,
         ci,
         n_pos: m,
         n_neg: n,
-    }))
+    }
 }
 
 /// Sample variance (denominator `len − 1`) around a known mean; `len >= 2`.
@@ -174,6 +254,59 @@ fn pooled_midranks(a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<f64>) {
         j = j_end;
     }
     (ra, rb)
+}
+
+#[cfg(test)]
+mod grouped_tests {
+    use super::*;
+
+    /// Both paths on the same data: the AUC bit for bit, the variance to rounding.
+    #[test]
+    fn counting_and_sorting_agree() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (rows, grid) in [(50usize, 3u64), (1_000, 21), (5_000, 101), (20_000, 4_000)] {
+            let scores: Vec<f64> = (0..rows).map(|_| (next() % grid) as f64 / (grid - 1) as f64).collect();
+            let labels: Vec<bool> = scores
+                .iter()
+                .map(|&s| (next() % 1000) as f64 / 1000.0 < 0.3 + 0.5 * s)
+                .collect();
+            let groups = group_counts(&scores, &labels, MAX_GROUPS).expect("few distinct scores");
+            let (m, n) = (
+                labels.iter().filter(|&&l| l).count(),
+                labels.iter().filter(|&&l| !l).count(),
+            );
+            let counted = auc_from_groups(&groups, m, n, 1.96);
+            let (pos, neg): (Vec<f64>, Vec<f64>) = {
+                let pos = scores
+                    .iter()
+                    .zip(&labels)
+                    .filter(|(_, l)| **l)
+                    .map(|(s, _)| *s)
+                    .collect();
+                let neg = scores
+                    .iter()
+                    .zip(&labels)
+                    .filter(|(_, l)| !**l)
+                    .map(|(s, _)| *s)
+                    .collect();
+                (pos, neg)
+            };
+            let sorted = auc_by_sorting(pos, neg, 1.96);
+            assert_eq!(counted.value, sorted.value, "{rows} rows on a grid of {grid}");
+            assert!(
+                (counted.variance - sorted.variance).abs() <= 1e-12 * sorted.variance,
+                "{rows}/{grid}"
+            );
+        }
+        let many: Vec<f64> = (0..5_000).map(|i| f64::from(i) / 5_000.0).collect();
+        assert!(group_counts(&many, &vec![true; 5_000], MAX_GROUPS).is_none());
+    }
 }
 
 #[cfg(test)]
