@@ -151,6 +151,11 @@ fn auc_from_groups(groups: &[(f64, u64, u64)], m: usize, n: usize, z: f64) -> Au
         ss01 += neg as f64 * (v01 - value) * (v01 - value);
     }
     let variance = ss10 / (mf - 1.0) / mf + ss01 / (nf - 1.0) / nf;
+    with_interval(value, variance, m, n, z)
+}
+
+/// The AUC with its DeLong standard error and `value ± z·se` clipped to `[0, 1]`.
+fn with_interval(value: f64, variance: f64, m: usize, n: usize, z: f64) -> Auc {
     let se = variance.sqrt();
     let ci = ((value - z * se).clamp(0.0, 1.0), (value + z * se).clamp(0.0, 1.0));
     Auc {
@@ -188,16 +193,7 @@ fn auc_by_sorting(mut pos: Vec<f64>, mut neg: Vec<f64>, z: f64) -> Auc {
     let s10 = sample_variance(v10, value, m);
     let s01 = sample_variance(v01, value, n);
     let variance = s10 / mf + s01 / nf;
-    let se = variance.sqrt();
-    let ci = ((value - z * se).clamp(0.0, 1.0), (value + z * se).clamp(0.0, 1.0));
-    Auc {
-        value,
-        variance,
-        se,
-        ci,
-        n_pos: m,
-        n_neg: n,
-    }
+    with_interval(value, variance, m, n, z)
 }
 
 /// Sample variance (denominator `len − 1`) around a known mean; `len >= 2`.
