@@ -37,12 +37,7 @@ fn main() {
         (Surface::Docs, "docs"),
     ];
     for (surface, name) in surfaces {
-        let patterns: Vec<&str> = UPSTREAM_PATTERNS
-            .iter()
-            .chain(EXTENSION_PATTERNS)
-            .filter(|(s, _)| *s == surface)
-            .flat_map(|(_, patterns)| patterns.iter().copied())
-            .collect();
+        let patterns = surface_patterns(surface);
         assert!(!patterns.is_empty(), "surface {name} has no patterns");
         let dfa = dense::Builder::new()
             .configure(dense::Config::new().start_kind(StartKind::Unanchored).minimize(true))

@@ -487,12 +487,7 @@ mod tests {
             Surface::ALL
                 .into_iter()
                 .filter_map(|surface| {
-                    let patterns: Vec<&str> = UPSTREAM_PATTERNS
-                        .iter()
-                        .chain(EXTENSION_PATTERNS)
-                        .filter(|(s, _)| *s == surface)
-                        .flat_map(|(_, patterns)| patterns.iter().copied())
-                        .collect();
+                    let patterns = surface_patterns(surface);
                     let set = regex::bytes::RegexSetBuilder::new(&patterns)
                         .unicode(false)
                         .build()

@@ -290,3 +290,13 @@ pub const EXTENSION_PATTERNS: &[(Surface, &[&str])] = &[
         ],
     ),
 ];
+
+/// Every pattern of `surface`, upstream first.
+pub fn surface_patterns(surface: Surface) -> Vec<&'static str> {
+    UPSTREAM_PATTERNS
+        .iter()
+        .chain(EXTENSION_PATTERNS)
+        .filter(|(s, _)| *s == surface)
+        .flat_map(|(_, patterns)| patterns.iter().copied())
+        .collect()
+}

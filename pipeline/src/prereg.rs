@@ -17,6 +17,8 @@ pub struct Prereg<T> {
     pub spec: T,
     /// `None` for the embedded default.
     pub path: Option<PathBuf>,
+    /// How reports name it: the path given, or `experiments/<name>.toml (embedded)`.
+    pub source: String,
     /// Lower-case hex sha256 of the bytes the spec was parsed from.
     pub sha256: String,
 }
@@ -98,7 +100,7 @@ fn load<T: for<'de> Deserialize<'de>>(
         message: error.message().to_string(),
     })?;
     validate(&spec).map_err(|message| PreregError::Invalid {
-        path: name,
+        path: name.clone(),
         line: 1,
         message,
     })?;
@@ -106,6 +108,7 @@ fn load<T: for<'de> Deserialize<'de>>(
         spec,
         path: path.map(Path::to_path_buf),
         sha256: sha256_hex(text.as_bytes()),
+        source: name,
     })
 }
 
@@ -184,6 +187,7 @@ mod tests {
         assert_eq!(prereg.sha256, sha256_hex(P1_DEFAULT.as_bytes()));
         assert_eq!(prereg.sha256.len(), 64);
         assert_eq!(prereg.path, None);
+        assert_eq!(prereg.source, "experiments/p1.toml (embedded)");
     }
 
     #[test]

@@ -75,10 +75,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     let summary = CorpusSummary::from(&corpus.stats);
 
     let prereg_ref = PreregRef {
-        path: args.prereg.as_ref().map_or_else(
-            || "experiments/p1.toml (embedded)".to_string(),
-            |p| p.display().to_string(),
-        ),
+        path: prereg.source.clone(),
         sha256: prereg.sha256.clone(),
     };
     let skipped = corpus.stats.skipped_total();
