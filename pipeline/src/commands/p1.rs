@@ -53,7 +53,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         }
     };
 
-    let bytes = std::fs::read(&args.corpus)
+    let bytes = crate::scan::corpus::read_file(&args.corpus)
         .map_err(|error| CommandError::Input(format!("{}: cannot read the corpus: {error}", args.corpus.display())))?;
     let policy = if args.skip_invalid {
         InvalidPolicy::Skip
@@ -66,12 +66,8 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         || crate::prereg::sha256_hex(&bytes),
     );
     let corpus = corpus.map_err(|e| input(&e))?;
-    let (metrics, roc_points) = rayon::join(
-        || Metrics::compute(&corpus.confidence, &corpus.correct, &prereg.spec),
-        || crate::stats::roc_curve(&corpus.confidence, &corpus.correct),
-    );
-    let metrics = metrics.map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
-    let roc_points = roc_points.map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+    let (metrics, roc_points) = Metrics::compute_with_roc(&corpus.confidence, &corpus.correct, &prereg.spec)
+        .map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
     let summary = CorpusSummary::from(&corpus.stats);
 
     let prereg_ref = PreregRef {

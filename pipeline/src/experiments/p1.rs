@@ -21,7 +21,7 @@
 use std::fmt;
 
 use crate::prereg::P1Spec;
-use crate::stats::{self, Auc, AucOutcome, Interval, StatsError};
+use crate::stats::{self, Auc, AucOutcome, Interval, ScoreGroups, StatsError};
 
 /// What the decision looks at.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,15 +39,16 @@ pub struct Evidence {
 impl Evidence {
     /// Computes the evidence from paired confidences and outcomes under `spec`.
     pub fn from_rows(confidence: &[f64], correct: &[bool], spec: &P1Spec) -> Result<Self, StatsError> {
+        Self::from_groups(&ScoreGroups::new(confidence, correct)?, spec)
+    }
+
+    /// The evidence of rows grouped by confidence.
+    pub fn from_groups(groups: &ScoreGroups, spec: &P1Spec) -> Result<Self, StatsError> {
         let z = stats::z_two_sided(spec.alpha)?;
-        let auc = stats::auc(confidence, correct, z)?;
-        let n = correct.len() as u64;
-        let n_correct = correct.iter().filter(|&&c| c).count() as u64;
-        let (n_high, n_high_correct) = confidence
-            .iter()
-            .zip(correct)
-            .filter(|&(&c, _)| c >= spec.high)
-            .fold((0u64, 0u64), |(n, k), (_, &ok)| (n + 1, k + u64::from(ok)));
+        let auc = stats::auc_of_groups(groups, z)?;
+        let high = groups.at_least(spec.high);
+        let (n, n_correct) = (groups.rows(), groups.positives());
+        let (n_high, n_high_correct) = (high.rows(), high.positives());
         let lift_pp = stats::newcombe_difference(n_high_correct, n_high, n_correct, n, z)?.map(|interval| Interval {
             estimate: interval.estimate * 100.0,
             lo: interval.lo * 100.0,
@@ -91,12 +92,32 @@ pub struct Verdict {
     pub n_required: u64,
     /// More rows needed before the data can decide (`INCONCLUSIVE` by n or undefined AUC), else 0.
     pub n_still_needed: u64,
+    /// The power analysis by class: correct and wrong rows it asks for (summing to `n_required`) ...
+    pub n_required_correct: u64,
+    pub n_required_wrong: u64,
+    /// ... and how many more of each class the corpus lacks (0 when it has enough).
+    pub correct_still_needed: u64,
+    pub wrong_still_needed: u64,
 }
 
 /// Rows the decision needs: `max(min_n, total of the one-sided AUC test of target_auc against the kill
 /// threshold)`, with the observed ratio of wrong to correct rows (the prereg's assumed correct-rate when a class
 /// is missing).
 pub fn required_n(evidence: &Evidence, spec: &P1Spec) -> u64 {
+    required_rows(evidence, spec).total
+}
+
+/// [`required_n`] split by class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequiredRows {
+    pub total: u64,
+    pub correct: u64,
+    pub wrong: u64,
+}
+
+/// [`required_n`] with its split into correct and wrong rows: the AUC test's own split, or, when `min_n`
+/// dominates, `min_n` split in the same ratio (correct rows rounded up).
+pub fn required_rows(evidence: &Evidence, spec: &P1Spec) -> RequiredRows {
     let n_wrong = evidence.n - evidence.n_correct;
     let kappa = if evidence.n_correct > 0 && n_wrong > 0 {
         n_wrong as f64 / evidence.n_correct as f64
@@ -110,19 +131,46 @@ pub fn required_n(evidence: &Evidence, spec: &P1Spec) -> u64 {
         spec.alpha,
         spec.power.power,
     )
-    .map_or(0, |size| size.total);
-    planned.max(spec.power.min_n)
+    .map_or(
+        RequiredRows {
+            total: 0,
+            correct: 0,
+            wrong: 0,
+        },
+        |size| RequiredRows {
+            total: size.total,
+            correct: size.positives.n,
+            wrong: size.n_neg,
+        },
+    );
+    if planned.total >= spec.power.min_n {
+        return planned;
+    }
+    // The tolerance keeps an exact split (700 of 1000 at 3 wrong : 7 correct) from rounding up on float noise.
+    let correct = ((spec.power.min_n as f64 / (1.0 + kappa) - 1e-9).ceil() as u64).min(spec.power.min_n);
+    RequiredRows {
+        total: spec.power.min_n,
+        correct,
+        wrong: spec.power.min_n - correct,
+    }
 }
 
 /// The pre-registered verdict for `evidence`.
 pub fn decide(evidence: &Evidence, spec: &P1Spec) -> Verdict {
-    let n_required = required_n(evidence, spec);
-    let inconclusive = |reasons: Vec<String>, n_still_needed: u64| Verdict {
-        kind: VerdictKind::Inconclusive,
+    let required = required_rows(evidence, spec);
+    let n_required = required.total;
+    let verdict = |kind: VerdictKind, reasons: Vec<String>, n_still_needed: u64| Verdict {
+        kind,
         reasons,
         n_required,
         n_still_needed,
+        n_required_correct: required.correct,
+        n_required_wrong: required.wrong,
+        correct_still_needed: required.correct.saturating_sub(evidence.n_correct),
+        wrong_still_needed: required.wrong.saturating_sub(evidence.n - evidence.n_correct),
     };
+    let inconclusive =
+        |reasons: Vec<String>, n_still_needed: u64| verdict(VerdictKind::Inconclusive, reasons, n_still_needed);
     let auc: &Auc = match &evidence.auc {
         AucOutcome::Defined(auc) => auc,
         AucOutcome::Undefined(_) => {
@@ -196,23 +244,17 @@ pub fn decide(evidence: &Evidence, spec: &P1Spec) -> Verdict {
     }
 
     if !kill_reasons.is_empty() {
-        Verdict {
-            kind: VerdictKind::Kill,
-            reasons: kill_reasons,
-            n_required,
-            n_still_needed: 0,
-        }
+        verdict(VerdictKind::Kill, kill_reasons, 0)
     } else if open_questions.is_empty() {
         let lift = evidence.lift_pp.as_ref().expect("a defined lift when nothing is open");
-        Verdict {
-            kind: VerdictKind::Pass,
-            reasons: vec![format!(
+        verdict(
+            VerdictKind::Pass,
+            vec![format!(
                 "AUC {:.3} [{auc_lo:.3}, {auc_hi:.3}] > {auc_threshold} and lift {:+.1}pp [{:+.1}, {:+.1}] > +{lift_threshold}pp",
                 auc.value, lift.estimate, lift.lo, lift.hi
             )],
-            n_required,
-            n_still_needed: 0,
-        }
+            0,
+        )
     } else {
         inconclusive(open_questions, 0)
     }
@@ -363,49 +405,48 @@ pub struct Metrics {
     pub average_precision: Option<f64>,
     pub reliability_equal_width: Vec<stats::ReliabilityBin>,
     pub reliability_equal_mass: Vec<stats::ReliabilityBin>,
+    /// Stratified bootstrap percentile intervals, when the prereg asks for replicates (descriptive: the verdict
+    /// uses the analytic intervals above).
+    pub bootstrap: Option<stats::BootstrapIntervals>,
     pub verdict: Verdict,
 }
 
 impl Metrics {
     /// Computes every metric of the paired rows under `spec`.
     pub fn compute(confidence: &[f64], correct: &[bool], spec: &P1Spec) -> Result<Self, StatsError> {
+        Ok(Self::compute_with_roc(confidence, correct, spec)?.0)
+    }
+
+    /// [`Metrics::compute`], plus the ROC curve's points (for the plot), from the same grouping of the rows.
+    pub fn compute_with_roc(
+        confidence: &[f64],
+        correct: &[bool],
+        spec: &P1Spec,
+    ) -> Result<(Self, Option<Vec<(f64, f64)>>), StatsError> {
         let z = stats::z_two_sided(spec.alpha)?;
-        // The expensive parts each sort the whole column; they are independent, so they run side by side.
-        let ((evidence, auc_high), ((width, mass), (brier, average_precision))) = rayon::join(
-            || {
-                rayon::join(
-                    || Evidence::from_rows(confidence, correct, spec),
-                    || {
-                        let (high_confidence, high_correct): (Vec<f64>, Vec<bool>) = confidence
-                            .iter()
-                            .zip(correct)
-                            .filter(|&(&c, _)| c >= spec.high)
-                            .map(|(&c, &ok)| (c, ok))
-                            .unzip();
-                        stats::auc(&high_confidence, &high_correct, z)
-                    },
-                )
-            },
-            || {
-                rayon::join(
-                    || {
-                        rayon::join(
-                            || stats::reliability_table(confidence, correct, stats::Binning::EqualWidth),
-                            || stats::reliability_table(confidence, correct, stats::Binning::EqualMass),
-                        )
-                    },
-                    || {
-                        (
-                            stats::brier(confidence, correct),
-                            stats::average_precision(confidence, correct),
-                        )
-                    },
-                )
-            },
-        );
-        let (evidence, auc_high) = (evidence?, auc_high?);
-        let (width, mass) = (width?, mass?);
-        Ok(Self {
+        // Every metric reads the rows through one grouping by confidence; only the equal-mass table's tied
+        // bin edges look at the rows again.
+        let groups = stats::ScoreGroups::new(confidence, correct)?;
+        if let Some(g) = groups.groups().iter().find(|g| !(0.0..=1.0).contains(&g.score)) {
+            let index = confidence.iter().position(|&c| c + 0.0 == g.score).unwrap_or(0);
+            return Err(StatsError::ConfidenceOutOfRange { index, value: g.score });
+        }
+        let evidence = Evidence::from_groups(&groups, spec)?;
+        let auc_high = stats::auc_of_groups(&groups.at_least(spec.high), z)?;
+        let width = stats::equal_width_table(&groups);
+        let mass = stats::equal_mass_table(&groups, confidence, correct);
+        let roc = stats::roc_curve_of_groups(&groups);
+        let bootstrap = match spec.bootstrap.replicates {
+            0 => None,
+            replicates => Some(stats::stratified_bootstrap(
+                &groups,
+                spec.high,
+                replicates,
+                spec.bootstrap.seed,
+                spec.alpha,
+            )?),
+        };
+        let metrics = Self {
             n: evidence.n,
             n_correct: evidence.n_correct,
             base_rate: stats::wilson(evidence.n_correct, evidence.n, z)?,
@@ -422,14 +463,16 @@ impl Metrics {
                 evidence.n,
                 z,
             )?,
-            brier: brier?,
+            brier: stats::brier_of_groups(&groups),
             ece_equal_width: stats::ece(&width),
             ece_equal_mass: stats::ece(&mass),
-            average_precision: average_precision?,
+            average_precision: stats::average_precision_of_groups(&groups),
             reliability_equal_width: width,
             reliability_equal_mass: mass,
+            bootstrap,
             verdict: decide(&evidence, spec),
-        })
+        };
+        Ok((metrics, roc))
     }
 }
 
@@ -510,6 +553,15 @@ mod tests {
         assert_eq!(verdict.n_required, required_n(&small, &spec()));
         assert!(verdict.n_required >= 200);
         assert_eq!(verdict.n_still_needed, verdict.n_required - 150);
+        // By class: the AUC test's own split at the observed ratio 45 wrong : 105 correct (62 = ceil(144·45/105)).
+        assert_eq!((verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong), (206, 144, 62));
+        assert_eq!((verdict.correct_still_needed, verdict.wrong_still_needed), (39, 17));
+        // When min_n dominates, it is split in the observed ratio.
+        let mut strict = spec();
+        strict.power.min_n = 1000;
+        let verdict = decide(&small, &strict);
+        assert_eq!((verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong), (1000, 700, 300));
+        assert_eq!((verdict.correct_still_needed, verdict.wrong_still_needed), (595, 255));
         assert_eq!(
             verdict.reasons,
             vec![format!(

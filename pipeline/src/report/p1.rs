@@ -71,6 +71,12 @@ pub fn formatted(metrics: &Metrics) -> serde_json::Value {
         "ece_equal_mass": number(metrics.ece_equal_mass, 4),
         "average_precision": number(metrics.average_precision, 4),
         "bins": bins,
+        "bootstrap": metrics.bootstrap.as_ref().map(|b| serde_json::json!({
+            "replicates": b.replicates,
+            "seed": b.seed,
+            "auc_ci": b.auc.map_or_else(|| "undefined".to_string(), |ci| interval(Some(ci), 4)),
+            "lift_pp_ci": b.lift_pp.map_or_else(|| "undefined".to_string(), |ci| interval(Some(ci), 2)),
+        })),
     })
 }
 
@@ -205,9 +211,15 @@ pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
         metrics.verdict.reasons.join("; ")
     ));
     if metrics.verdict.n_still_needed > 0 {
+        let v = &metrics.verdict;
         out.push_str(&format!(
-            "  rows needed     {} more ({} in all)\n",
-            metrics.verdict.n_still_needed, metrics.verdict.n_required
+            "  rows needed     {} more ({} in all: {} correct, {} wrong; short by {} correct, {} wrong)\n",
+            v.n_still_needed,
+            v.n_required,
+            v.n_required_correct,
+            v.n_required_wrong,
+            v.correct_still_needed,
+            v.wrong_still_needed
         ));
     }
     out.push_str(&format!(

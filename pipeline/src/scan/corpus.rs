@@ -325,36 +325,39 @@ pub fn parse_corpus_with_chunk(
     parse(Path::new(name), bytes, policy, chunk_size)
 }
 
-/// Reads a whole file; on Unix, large files are read by several threads at once (page faults and copying
-/// dominate a plain `read` of a large file).
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    read_file_parallel_from(path, 64 << 20)
+/// A file's bytes: memory-mapped when it is a non-empty regular file, read into memory otherwise.
+///
+/// Mapping avoids what dominated reading a large corpus: zeroing fresh pages and copying the file into them.
+pub enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
 }
 
-/// [`read_file`], reading in parallel from `parallel_from` bytes on.
-fn read_file_parallel_from(path: &Path, parallel_from: u64) -> std::io::Result<Vec<u8>> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        let file = std::fs::File::open(path)?;
-        let len = file.metadata()?.len();
-        if len >= parallel_from
-            && let Ok(len) = usize::try_from(len)
-        {
-            let mut bytes = vec![0u8; len];
-            let part = len.div_ceil(rayon::current_num_threads().max(1)).max(1);
-            let read = bytes
-                .par_chunks_mut(part)
-                .enumerate()
-                .try_for_each(|(i, buf)| file.read_exact_at(buf, (i * part) as u64));
-            // The file may have changed size since `metadata`: then read it plainly.
-            let mut probe = [0u8; 1];
-            if read.is_ok() && file.read_at(&mut probe, len as u64)? == 0 {
-                return Ok(bytes);
-            }
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(bytes) => bytes,
         }
     }
-    std::fs::read(path)
+}
+
+/// Opens `path` for reading as [`FileBytes`].
+pub fn read_file(path: &Path) -> std::io::Result<FileBytes> {
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() && metadata.len() > 0 {
+        // SAFETY: the map is read-only and private. Another process truncating the file while it is mapped
+        // would fault the reads (SIGBUS); the input files of a run are not expected to change under it, the
+        // same assumption ripgrep makes.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            return Ok(FileBytes::Mapped(map));
+        }
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut bytes)?;
+    Ok(FileBytes::Read(bytes))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1014,15 +1017,17 @@ mod tests {
     }
 
     #[test]
-    fn parallel_read_matches_plain_read() {
+    fn read_file_maps_or_reads_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.jsonl");
         let bytes: Vec<u8> = (0..10_007u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(read_file_parallel_from(&path, 1).unwrap(), bytes);
+        let read = read_file(&path).unwrap();
+        assert!(matches!(read, FileBytes::Mapped(_)));
+        assert_eq!(&*read, &bytes[..]);
         std::fs::write(&path, b"").unwrap();
-        assert_eq!(read_file_parallel_from(&path, 0).unwrap(), b"");
-        assert!(read_file_parallel_from(&dir.path().join("missing"), 0).is_err());
+        assert_eq!(&*read_file(&path).unwrap(), b"");
+        assert!(read_file(&dir.path().join("missing")).is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Calibration and ranking summaries of (confidence, correct) pairs: Brier score, expected calibration error
 //! with equal-width or equal-mass bins, the reliability table, and average precision.
 
-use super::{StatsError, check_confidences, check_finite, check_same_len};
+use super::{ScoreGroups, StatsError, check_confidences, check_same_len};
 
 /// Number of bins of both ECE variants.
 const BINS: usize = 10;
@@ -69,55 +69,111 @@ pub fn reliability_table(
     binning: Binning,
 ) -> Result<Vec<ReliabilityBin>, StatsError> {
     check_pairs(confidence, correct)?;
+    let groups = ScoreGroups::new(confidence, correct)?;
     Ok(match binning {
-        Binning::EqualWidth => {
-            let mut n = [0usize; BINS];
-            let mut sum_conf = [0.0f64; BINS];
-            let mut hits = [0usize; BINS];
-            for (&c, &ok) in confidence.iter().zip(correct) {
-                let k = width_bin(c);
-                n[k] += 1;
-                sum_conf[k] += c;
-                hits[k] += usize::from(ok);
-            }
-            (0..BINS)
-                .filter(|&k| n[k] > 0)
-                .map(|k| ReliabilityBin {
-                    lo: edge(k),
-                    hi: edge(k + 1),
-                    n: n[k],
-                    mean_confidence: sum_conf[k] / n[k] as f64,
-                    accuracy: hits[k] as f64 / n[k] as f64,
-                })
-                .collect()
-        }
-        Binning::EqualMass => {
-            let mut order: Vec<usize> = (0..confidence.len()).collect();
-            order.sort_by(|&a, &b| confidence[a].total_cmp(&confidence[b]));
-            let total = order.len();
-            let (base, extra) = (total / BINS, total % BINS);
-            let mut bins = Vec::with_capacity(BINS);
-            let mut start = 0;
-            for g in 0..BINS {
-                let len = base + usize::from(g < extra);
-                if len == 0 {
-                    continue;
-                }
-                let rows = &order[start..start + len];
-                start += len;
-                let sum_conf: f64 = rows.iter().map(|&i| confidence[i]).sum();
-                let hits = rows.iter().filter(|&&i| correct[i]).count();
-                bins.push(ReliabilityBin {
-                    lo: confidence[rows[0]],
-                    hi: confidence[rows[len - 1]],
-                    n: len,
-                    mean_confidence: sum_conf / len as f64,
-                    accuracy: hits as f64 / len as f64,
-                });
-            }
-            bins
-        }
+        Binning::EqualWidth => equal_width_table(&groups),
+        Binning::EqualMass => equal_mass_table(&groups, confidence, correct),
     })
+}
+
+/// The [`Binning::EqualWidth`] table of rows grouped by confidence (every score must lie in `[0, 1]`).
+pub fn equal_width_table(groups: &ScoreGroups) -> Vec<ReliabilityBin> {
+    let mut n = [0u64; BINS];
+    let mut sum_conf = [0.0f64; BINS];
+    let mut hits = [0u64; BINS];
+    for g in groups.groups() {
+        let k = width_bin(g.score);
+        n[k] += g.rows();
+        sum_conf[k] += g.rows() as f64 * g.score;
+        hits[k] += g.pos;
+    }
+    (0..BINS)
+        .filter(|&k| n[k] > 0)
+        .map(|k| ReliabilityBin {
+            lo: edge(k),
+            hi: edge(k + 1),
+            n: n[k] as usize,
+            mean_confidence: sum_conf[k] / n[k] as f64,
+            accuracy: hits[k] as f64 / n[k] as f64,
+        })
+        .collect()
+}
+
+/// The [`Binning::EqualMass`] table. `groups` must be the grouping of exactly these rows.
+///
+/// Bins are consecutive runs of the stably sorted rows, so a bin's count and confidence sum follow from the
+/// groups. Only a tie group cut by a bin edge needs the rows themselves: which of its rows fall on each side
+/// depends on their input order, so one scan counts the correct ones among the first rows of that score.
+pub fn equal_mass_table(groups: &ScoreGroups, confidence: &[f64], correct: &[bool]) -> Vec<ReliabilityBin> {
+    let total = groups.rows();
+    let (base, extra) = (total / BINS as u64, total % BINS as u64);
+    let mut bins: Vec<ReliabilityBin> = Vec::with_capacity(BINS);
+    let mut bounds: Vec<(u64, u64)> = Vec::with_capacity(BINS);
+    let mut start = 0;
+    for g in 0..BINS as u64 {
+        let len = base + u64::from(g < extra);
+        if len > 0 {
+            bounds.push((start, start + len));
+            start += len;
+        }
+    }
+    let mut sums = vec![0.0f64; bounds.len()];
+    let mut hits = vec![0u64; bounds.len()];
+    // (score bits, first and last+1 offset among the group's rows in input order, bin)
+    let mut cut: Vec<(u64, u64, u64, usize)> = Vec::new();
+    let (mut at, mut b) = (0u64, 0usize);
+    for g in groups.groups() {
+        let (gs, ge) = (at, at + g.rows());
+        while b < bounds.len() && bounds[b].0 < ge {
+            let (bs, be) = bounds[b];
+            let (from, to) = (bs.max(gs), be.min(ge));
+            if from < to {
+                if bins.len() == b {
+                    bins.push(ReliabilityBin {
+                        lo: g.score,
+                        hi: g.score,
+                        n: (be - bs) as usize,
+                        mean_confidence: 0.0,
+                        accuracy: 0.0,
+                    });
+                }
+                bins[b].hi = g.score;
+                sums[b] += (to - from) as f64 * g.score;
+                if (from, to) == (gs, ge) {
+                    hits[b] += g.pos;
+                } else {
+                    cut.push((g.score.to_bits(), from - gs, to - gs, b));
+                }
+            }
+            if be <= ge {
+                b += 1;
+            } else {
+                break;
+            }
+        }
+        at = ge;
+    }
+    if !cut.is_empty() {
+        let mut seen: Vec<(u64, u64)> = cut.iter().map(|&(bits, ..)| (bits, 0)).collect();
+        seen.dedup();
+        for (&c, &ok) in confidence.iter().zip(correct) {
+            let bits = (c + 0.0).to_bits();
+            if let Some(slot) = seen.iter_mut().find(|(s, _)| *s == bits) {
+                if ok {
+                    let offset = slot.1;
+                    for &(_, from, to, bin) in cut.iter().filter(|&&(s, ..)| s == bits) {
+                        hits[bin] += u64::from((from..to).contains(&offset));
+                    }
+                }
+                slot.1 += 1;
+            }
+        }
+    }
+    for (k, bin) in bins.iter_mut().enumerate() {
+        bin.mean_confidence = sums[k] / bin.n as f64;
+        bin.accuracy = hits[k] as f64 / bin.n as f64;
+    }
+    bins
 }
 
 /// Expected calibration error of a reliability table: `Σ (n_b / N) · |accuracy_b − mean_confidence_b|`.
@@ -156,18 +212,20 @@ pub fn ece_equal_mass(confidence: &[f64], correct: &[bool]) -> Result<Option<f64
 /// As [`reliability_table`].
 pub fn brier(confidence: &[f64], correct: &[bool]) -> Result<Option<f64>, StatsError> {
     check_pairs(confidence, correct)?;
-    if confidence.is_empty() {
-        return Ok(None);
+    Ok(brier_of_groups(&ScoreGroups::new(confidence, correct)?))
+}
+
+/// [`brier`] of rows grouped by confidence.
+pub fn brier_of_groups(groups: &ScoreGroups) -> Option<f64> {
+    if groups.rows() == 0 {
+        return None;
     }
-    let sum: f64 = confidence
+    let sum: f64 = groups
+        .groups()
         .iter()
-        .zip(correct)
-        .map(|(&c, &ok)| {
-            let d = c - f64::from(u8::from(ok));
-            d * d
-        })
+        .map(|g| g.pos as f64 * (1.0 - g.score) * (1.0 - g.score) + g.neg as f64 * g.score * g.score)
         .sum();
-    Ok(Some(sum / confidence.len() as f64))
+    Some(sum / groups.rows() as f64)
 }
 
 /// Average precision, as scikit-learn's `average_precision_score` (positive = correct):
@@ -180,32 +238,25 @@ pub fn brier(confidence: &[f64], correct: &[bool]) -> Result<Option<f64>, StatsE
 /// # Errors
 /// Length mismatch or a non-finite score.
 pub fn average_precision(scores: &[f64], labels: &[bool]) -> Result<Option<f64>, StatsError> {
-    check_same_len(scores.len(), labels.len())?;
-    check_finite("score", scores)?;
-    let total_pos = labels.iter().filter(|&&l| l).count();
+    Ok(average_precision_of_groups(&ScoreGroups::new(scores, labels)?))
+}
+
+/// [`average_precision`] of rows grouped by score.
+pub fn average_precision_of_groups(groups: &ScoreGroups) -> Option<f64> {
+    let total_pos = groups.positives();
     if total_pos == 0 {
-        return Ok(None);
+        return None;
     }
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    // Decreasing score; `+ 0.0` makes -0.0 tie with 0.0.
-    order.sort_unstable_by(|&a, &b| (scores[b] + 0.0).total_cmp(&(scores[a] + 0.0)));
-    let (mut tp, mut seen) = (0usize, 0usize);
+    let (mut tp, mut seen) = (0u64, 0u64);
     let mut ap = 0.0;
-    let mut i = 0;
-    while i < order.len() {
-        let v = scores[order[i]] + 0.0;
-        let mut group_tp = 0;
-        while i < order.len() && (scores[order[i]] + 0.0).total_cmp(&v).is_eq() {
-            group_tp += usize::from(labels[order[i]]);
-            seen += 1;
-            i += 1;
-        }
-        tp += group_tp;
-        if group_tp > 0 {
-            ap += (group_tp as f64 / total_pos as f64) * (tp as f64 / seen as f64);
+    for g in groups.groups().iter().rev() {
+        tp += g.pos;
+        seen += g.rows();
+        if g.pos > 0 {
+            ap += (g.pos as f64 / total_pos as f64) * (tp as f64 / seen as f64);
         }
     }
-    Ok(Some(ap))
+    Some(ap)
 }
 
 #[cfg(test)]
@@ -246,6 +297,55 @@ mod tests {
         assert!((m - (0.8 + 0.2 + 0.1 + 0.0) / 4.0).abs() < 1e-15);
         let perfect = ece_equal_width(&[1.0, 0.0], &[true, false]).unwrap().unwrap();
         assert_eq!(perfect, 0.0);
+    }
+
+    /// The equal-mass table from groups equals a direct stable sort of the rows split `numpy.array_split`
+    /// style, on data with heavy ties cut by bin edges.
+    #[test]
+    fn equal_mass_from_groups_matches_a_stable_sort() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (rows, grid) in [(7usize, 2u64), (103, 3), (1_000, 11), (2_017, 5_000)] {
+            let conf: Vec<f64> = (0..rows).map(|_| (next() % grid) as f64 / (grid - 1) as f64).collect();
+            let ok: Vec<bool> = (0..rows).map(|_| next() % 3 != 0).collect();
+            let mut order: Vec<usize> = (0..rows).collect();
+            order.sort_by(|&a, &b| conf[a].total_cmp(&conf[b]));
+            let (base, extra) = (rows / BINS, rows % BINS);
+            let mut expected = Vec::new();
+            let mut start = 0;
+            for g in 0..BINS {
+                let len = base + usize::from(g < extra);
+                if len == 0 {
+                    continue;
+                }
+                let bin = &order[start..start + len];
+                start += len;
+                let hits = bin.iter().filter(|&&i| ok[i]).count();
+                let sum: f64 = bin.iter().map(|&i| conf[i]).sum();
+                expected.push((
+                    conf[bin[0]],
+                    conf[bin[len - 1]],
+                    len,
+                    hits as f64 / len as f64,
+                    sum / len as f64,
+                ));
+            }
+            let table = reliability_table(&conf, &ok, Binning::EqualMass).unwrap();
+            assert_eq!(table.len(), expected.len(), "{rows}/{grid}");
+            for (bin, (lo, hi, n, accuracy, mean)) in table.iter().zip(expected) {
+                assert_eq!(
+                    (bin.lo, bin.hi, bin.n, bin.accuracy),
+                    (lo, hi, n, accuracy),
+                    "{rows}/{grid}"
+                );
+                assert!((bin.mean_confidence - mean).abs() < 1e-12, "{rows}/{grid}");
+            }
+        }
     }
 
     #[test]

@@ -18,21 +18,26 @@
 //! by `pipeline/tests/stats_reference.rs`.
 
 mod auc;
+mod bootstrap;
 mod calibration;
+mod groups;
 mod power;
 mod proportion;
 mod roc;
 
-pub use auc::{Auc, AucOutcome, UndefinedAuc, auc};
+pub use auc::{Auc, AucOutcome, UndefinedAuc, auc, auc_of_groups};
+pub use bootstrap::{BootstrapIntervals, stratified_bootstrap};
 pub use calibration::{
-    Binning, ReliabilityBin, average_precision, brier, ece, ece_equal_mass, ece_equal_width, reliability_table,
+    Binning, ReliabilityBin, average_precision, average_precision_of_groups, brier, brier_of_groups, ece,
+    ece_equal_mass, ece_equal_width, equal_mass_table, equal_width_table, reliability_table,
 };
+pub use groups::{MAX_COUNTED, ScoreGroup, ScoreGroups};
 pub use power::{
     AucSampleSize, SampleSize, auc_sample_size_ci, auc_sample_size_test, hanley_mcneil_variance_factor,
     proportion_sample_size_ci, proportion_sample_size_test,
 };
 pub use proportion::{Interval, katz_ratio, newcombe_difference, wilson};
-pub use roc::roc_curve;
+pub use roc::{roc_curve, roc_curve_of_groups};
 
 use statrs::distribution::{ContinuousCDF, Normal};
 

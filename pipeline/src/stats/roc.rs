@@ -1,36 +1,33 @@
 //! The ROC curve: one point per distinct score threshold, as scikit-learn's `roc_curve` with
 //! `drop_intermediate=False` (plus the origin).
 
-use super::{StatsError, check_finite, check_same_len};
+use super::{ScoreGroups, StatsError};
 
 /// `(false-positive rate, true-positive rate)` points from `(0, 0)` to `(1, 1)`, thresholds descending; `None`
 /// when a class is empty (the rates are undefined).
+///
+/// # Errors
+/// Length mismatch or a non-finite score.
 pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Result<Option<Vec<(f64, f64)>>, StatsError> {
-    check_same_len(scores.len(), labels.len())?;
-    check_finite("score", scores)?;
-    let positives = labels.iter().filter(|&&label| label).count();
-    let negatives = labels.len() - positives;
+    Ok(roc_curve_of_groups(&ScoreGroups::new(scores, labels)?))
+}
+
+/// [`roc_curve`] of rows grouped by score: one point per group, so tied rows move the curve together (a
+/// diagonal step).
+pub fn roc_curve_of_groups(groups: &ScoreGroups) -> Option<Vec<(f64, f64)>> {
+    let (positives, negatives) = (groups.positives(), groups.negatives());
     if positives == 0 || negatives == 0 {
-        return Ok(None);
+        return None;
     }
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    // Ties are emitted together, so their order among themselves does not matter.
-    order.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    let mut points = vec![(0.0, 0.0)];
-    let (mut tp, mut fp) = (0usize, 0usize);
-    for (at, &row) in order.iter().enumerate() {
-        if labels[row] {
-            tp += 1;
-        } else {
-            fp += 1;
-        }
-        // Emit once per distinct score: tied rows move the curve together (a diagonal step).
-        let last_of_tie = order.get(at + 1).is_none_or(|&next| scores[next] != scores[row]);
-        if last_of_tie {
-            points.push((fp as f64 / negatives as f64, tp as f64 / positives as f64));
-        }
+    let mut points = Vec::with_capacity(groups.groups().len() + 1);
+    points.push((0.0, 0.0));
+    let (mut tp, mut fp) = (0u64, 0u64);
+    for g in groups.groups().iter().rev() {
+        tp += g.pos;
+        fp += g.neg;
+        points.push((fp as f64 / negatives as f64, tp as f64 / positives as f64));
     }
-    Ok(Some(points))
+    Some(points)
 }
 
 #[cfg(test)]
