@@ -554,13 +554,19 @@ mod tests {
         assert!(verdict.n_required >= 200);
         assert_eq!(verdict.n_still_needed, verdict.n_required - 150);
         // By class: the AUC test's own split at the observed ratio 45 wrong : 105 correct (62 = ceil(144·45/105)).
-        assert_eq!((verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong), (206, 144, 62));
+        assert_eq!(
+            (verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong),
+            (206, 144, 62)
+        );
         assert_eq!((verdict.correct_still_needed, verdict.wrong_still_needed), (39, 17));
         // When min_n dominates, it is split in the observed ratio.
         let mut strict = spec();
         strict.power.min_n = 1000;
         let verdict = decide(&small, &strict);
-        assert_eq!((verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong), (1000, 700, 300));
+        assert_eq!(
+            (verdict.n_required, verdict.n_required_correct, verdict.n_required_wrong),
+            (1000, 700, 300)
+        );
         assert_eq!((verdict.correct_still_needed, verdict.wrong_still_needed), (595, 255));
         assert_eq!(
             verdict.reasons,
