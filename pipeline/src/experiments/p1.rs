@@ -381,6 +381,9 @@ impl From<&AucOutcome> for AucSummary {
     }
 }
 
+/// ROC curve points `(false-positive rate, true-positive rate)`, as [`stats::roc_curve`] gives them.
+pub type RocPoints = Vec<(f64, f64)>;
+
 /// Every P1 metric of a corpus, and the verdict: the body of `p1.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Metrics {
@@ -422,7 +425,7 @@ impl Metrics {
         confidence: &[f64],
         correct: &[bool],
         spec: &P1Spec,
-    ) -> Result<(Self, Option<Vec<(f64, f64)>>), StatsError> {
+    ) -> Result<(Self, Option<RocPoints>), StatsError> {
         let z = stats::z_two_sided(spec.alpha)?;
         // Every metric reads the rows through one grouping by confidence; only the equal-mass table's tied
         // bin edges look at the rows again.
