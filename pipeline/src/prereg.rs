@@ -11,6 +11,13 @@ use sha2::{Digest, Sha256};
 /// `experiments/p1.toml` as shipped.
 pub const P1_DEFAULT: &str = include_str!("../../experiments/p1.toml");
 
+/// `experiments/p2.toml` as shipped.
+pub const P2_DEFAULT: &str = include_str!("../../experiments/p2.toml");
+
+pub use crate::experiments::p2::spec::{
+    P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec,
+};
+
 /// A pre-registration document and where it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prereg<T> {
@@ -165,9 +172,164 @@ fn validate_p1(spec: &P1Spec) -> Result<(), String> {
     Ok(())
 }
 
+impl Prereg<P2Spec> {
+    /// The embedded default, or the file at `path`.
+    pub fn p2(path: Option<&Path>) -> Result<Self, PreregError> {
+        load(path, P2_DEFAULT, "experiments/p2.toml (embedded)", validate_p2)
+    }
+}
+
+fn validate_p2(spec: &P2Spec) -> Result<(), String> {
+    if spec.experiment != "p2" {
+        return Err(format!("experiment = {:?}, expected \"p2\"", spec.experiment));
+    }
+    let open_unit = |name: &str, value: f64| {
+        if value > 0.0 && value < 1.0 {
+            Ok(())
+        } else {
+            Err(format!("{name} = {value} is outside (0, 1)"))
+        }
+    };
+    open_unit("alpha", spec.alpha)?;
+    open_unit(
+        "kill.self_reflection_share_below",
+        spec.kill.self_reflection_share_below,
+    )?;
+    if !(0.0..=1.0).contains(&spec.classify.risk_threshold) {
+        return Err(format!(
+            "classify.risk_threshold = {} is outside [0, 1]",
+            spec.classify.risk_threshold
+        ));
+    }
+    if spec.kill.text.trim().is_empty() {
+        return Err("kill.text is empty".into());
+    }
+    let at_least = |name: &str, value: u64, min: u64| {
+        if value >= min {
+            Ok(())
+        } else {
+            Err(format!("{name} = {value} must be at least {min}"))
+        }
+    };
+    at_least("kill.min_classified", spec.kill.min_classified, 1)?;
+    at_least(
+        "fix_after_change.window_days",
+        u64::from(spec.fix_after_change.window_days),
+        1,
+    )?;
+    at_least(
+        "fix_after_change.max_candidates",
+        spec.fix_after_change.max_candidates as u64,
+        1,
+    )?;
+    if !(4..=40).contains(&spec.min_sha_len) {
+        return Err(format!("min_sha_len = {} is outside [4, 40]", spec.min_sha_len));
+    }
+    if spec.sample.per_bucket > 1000 {
+        return Err(format!("sample.per_bucket = {} exceeds 1000", spec.sample.per_bucket));
+    }
+    // Every pattern must be able to match something, and only what it says: no empty entries (an empty
+    // prefix would match every subject), keywords with at least one word, types that are one word.
+    let lists: [(&str, &[String], bool); 11] = [
+        ("revert.words", &spec.revert.words, false),
+        ("revert.reapply_words", &spec.revert.reapply_words, false),
+        ("revert.types", &spec.revert.types, true),
+        ("revert.sha_markers", &spec.revert.sha_markers, false),
+        ("revert.boilerplate_prefixes", &spec.revert.boilerplate_prefixes, false),
+        ("fixes_trailer.tokens", &spec.fixes_trailer.tokens, true),
+        ("fix_after_change.types", &spec.fix_after_change.types, true),
+        ("fix_after_change.keywords", &spec.fix_after_change.keywords, false),
+        (
+            "fix_after_change.ignore_paths",
+            &spec.fix_after_change.ignore_paths,
+            false,
+        ),
+        ("classify.ci_keywords", &spec.classify.ci_keywords, false),
+        ("classify.review_keywords", &spec.classify.review_keywords, false),
+    ];
+    let paths: [(&str, &[String], bool); 1] = [("classify.ci_paths", &spec.classify.ci_paths, false)];
+    for (name, list, one_word) in lists.into_iter().chain(paths) {
+        for (index, entry) in list.iter().enumerate() {
+            if !entry.chars().any(char::is_alphanumeric) {
+                return Err(format!("{name}[{index}] = {entry:?} has no letter or digit"));
+            }
+            if one_word && !entry.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') {
+                return Err(format!("{name}[{index}] = {entry:?} must be one word"));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_p2_prereg_parses_with_the_upstream_rule() {
+        let prereg = Prereg::p2(None).unwrap();
+        let spec = &prereg.spec;
+        assert_eq!(
+            spec.kill.text,
+            "only-self-reflection share < 5% of classified failures ⇒ do NOT build §7–§8"
+        );
+        assert_eq!(
+            (
+                spec.kill.self_reflection_share_below,
+                spec.kill.min_classified,
+                spec.fix_after_change.window_days,
+                spec.min_sha_len
+            ),
+            (0.05, 50, 7, 7)
+        );
+        assert_eq!(
+            spec.classify.ci_surfaces,
+            [capture::Surface::Test, capture::Surface::Build]
+        );
+        assert_eq!(prereg.sha256, sha256_hex(P2_DEFAULT.as_bytes()));
+        assert_eq!(prereg.path, None);
+        assert_eq!(prereg.source, "experiments/p2.toml (embedded)");
+    }
+
+    #[test]
+    fn bad_p2_files_name_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p2.toml");
+        let line_of_key = |key: &str| P2_DEFAULT.lines().position(|l| l.starts_with(key)).unwrap() + 1;
+
+        std::fs::write(&path, P2_DEFAULT.replace("window_days = 7", "window_days = \"a week\"")).unwrap();
+        let error = Prereg::p2(Some(&path)).unwrap_err().to_string();
+        let line = line_of_key("window_days = ");
+        assert!(error.starts_with(&format!("{}:{line}: ", path.display())), "{error}");
+
+        std::fs::write(&path, P2_DEFAULT.replace("[sample]\n", "[sample]\nsurprise = 1\n")).unwrap();
+        let error = Prereg::p2(Some(&path)).unwrap_err().to_string();
+        let line = line_of_key("[sample]") + 1;
+        assert!(error.starts_with(&format!("{}:{line}: ", path.display())), "{error}");
+        assert!(error.contains("surprise"), "{error}");
+
+        std::fs::write(&path, P2_DEFAULT.replace("min_sha_len = 7", "min_sha_len = 2")).unwrap();
+        assert_eq!(
+            Prereg::p2(Some(&path)).unwrap_err().to_string(),
+            format!("{}:1: min_sha_len = 2 is outside [4, 40]", path.display())
+        );
+
+        std::fs::write(&path, P2_DEFAULT.replace("words = [\"Revert\"]", "words = [\"\"]")).unwrap();
+        assert!(
+            Prereg::p2(Some(&path))
+                .unwrap_err()
+                .to_string()
+                .ends_with("revert.words[0] = \"\" has no letter or digit")
+        );
+
+        std::fs::write(&path, P2_DEFAULT.replace("experiment = \"p2\"", "experiment = \"p1\"")).unwrap();
+        assert!(
+            Prereg::p2(Some(&path))
+                .unwrap_err()
+                .to_string()
+                .ends_with("expected \"p2\"")
+        );
+    }
 
     #[test]
     fn the_embedded_p1_prereg_parses_with_the_upstream_rule() {

@@ -1,3 +1,5 @@
 //! Scanners: read and normalise inputs into typed rows. They know nothing about experiments.
 
+pub mod commits;
 pub mod corpus;
+pub mod git;

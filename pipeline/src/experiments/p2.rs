@@ -1,0 +1,1107 @@
+//! P2 gate buckets: of the failures visible in git history, how many would only self-reflection have caught?
+//!
+//! [`analyze`] is a pure function of the walked commits, the pre-registration (`experiments/p2.toml`, see
+//! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most two batches
+//! ([`MAX_DIFF_BATCHES`]): one with [`DiffDetail::Paths`] (the candidates of fix-after-change linking, reverts and
+//! their reverted changes), then one with [`DiffDetail::Lines`] (the other remedies and their failing changes),
+//! so the caller can compute each batch in parallel.
+//!
+//! # Failures (detection, first match wins)
+//!
+//! A *failure* is a pair (remedy, failing change); a remedy naming several changes gives several failures. Merge
+//! commits are never remedies (their first-parent diff is a whole branch, whose own commits carry the signal) nor
+//! fix-after-change candidates, but a revert or `Fixes:` trailer may name one.
+//!
+//! 1. **Revert** (`revert.*` link rules): the subject has a revert form (`Revert "<subject>"`, Gerrit's
+//!    `Revert^N "<subject>"`, `Reapply "<subject>"`, the conventional type `revert:`) or the body names a SHA after
+//!    a marker (`This reverts commit <sha>`). The failing change is each commit named by SHA (abbreviations
+//!    resolve when exactly one walked commit matches); with no SHA, the most recent earlier commit whose subject
+//!    is the quoted subject. **Reverts of reverts are not failures**: a subject whose revert layers are even in
+//!    number (`Revert "Revert "X""`, `Revert^2 "X"`, `Reapply "X"`: the net effect re-lands X) and a revert whose
+//!    named commit is itself a revert are skipped and counted. An odd number (`Revert "Reapply "X""`,
+//!    `Revert^3 "X"`) removes X again: a failure of the reapplication. The original revert of X stays a failure.
+//! 2. **`Fixes:` trailer** (`fixes-trailer.*`): every trailer with a pre-registered token whose value starts with a
+//!    SHA (`Fixes: 1234abcd5678 ("subject")`) names a failing change; values such as `#123` are counted, not links.
+//! 3. **Fix after change** (`fix-after-change.*`): a commit that is a fix (conventional type `fix`/`hotfix`/…, or
+//!    a fix keyword among the subject's words) and names no SHA is linked to the most recent earlier non-fix,
+//!    non-revert, non-merge change at most `window_days` older (committer time) that touched at least one of the
+//!    same paths (`ignore_paths` such as lock files and changelogs never link). With none, the fix is
+//!    *unattributed*: reported, never guessed.
+//!
+//! "Earlier" is the order of the walked history: committer time, newest first, ties in input order.
+//!
+//! # Gate buckets (classification, first match wins; precedence CI > human review > self-reflection)
+//!
+//! Every failure records the [`ClassRule`] that put it in its [`Bucket`]:
+//!
+//! | rule | bucket | when |
+//! |---|---|---|
+//! | `ci.paths` | ci | every file the remedy touches is a test/build path of the risk floor or CI configuration |
+//! | `ci.message` | ci | the message names the build, tests, CI, lint, types, formatting or compilation |
+//! | `human-review.lines` | human-review | the remedy stays inside the failing change's files and every line it removes was added by the failing change (at least one) |
+//! | `human-review.message` | human-review | the message names a review-visible defect (typo, naming, comment, docs, style) |
+//! | `self-reflection.other-files` | self-reflection | the remedy touches a file the failing change did not |
+//! | `self-reflection.other-lines` | self-reflection | inside the failing change's files, it removes lines the failing change did not add |
+//! | `ambiguous.revert-no-reason` | ambiguous | a revert with no stated reason |
+//! | `ambiguous.revert-unlocated` | ambiguous | a revert whose reason names neither CI nor a review-visible defect |
+//! | `ambiguous.unattributed-fix` | ambiguous | a fix with no attributable change |
+//! | `ambiguous.failing-unknown` | ambiguous | the named change is outside the walked history, ambiguous, or has no diff |
+//! | `ambiguous.additions-only` | ambiguous | inside the failing change's files, it removes no non-blank line |
+//! | `ambiguous.empty-remedy` | ambiguous | the remedy changes no file |
+//!
+//! *The message* is the subject for fixes; for a revert, whose subject only repeats the reverted one, it is the
+//! stated reason: the body without the SHA-marker lines, boilerplate lines and trailers.
+//!
+//! A revert undoes the whole diff, so its lines say nothing about where the defect was: reverts are classified
+//! by their paths and reason only, and are ambiguous when those point nowhere.
+//!
+//! **The line rule is a content-based, SZZ-like approximation.** Lines are compared by the hash of their content
+//! ([`crate::scan::commits::line_hash`]), per file, as sets: a remedy's removed line counts as "added by the
+//! failing change" when the failing change added a line with the same content to the same path. Its limits:
+//! identical lines (`}`, `return nil`) added elsewhere in the file match too (blank removed lines are ignored for
+//! this reason); lines the failing change added but an intermediate commit rewrote no longer match (the remedy
+//! then looks like self-reflection); renames are not followed (diffs carry no rename detection); a remedy that only
+//! adds lines (a missing check) cannot be placed, hence `ambiguous.additions-only`. Whether the reviewer actually
+//! *saw* the defect is not knowable from history: "visible in the diff" is the proxy.
+//!
+//! # Decision
+//!
+//! The kill rule (`only-self-reflection share < 5% of classified failures ⇒ do NOT build §7–§8`, from the
+//! prereg) is decided on the share `k / n` of self-reflection among classified (non-ambiguous) failures and its
+//! Wilson interval, like P1:
+//!
+//! 1. **INCONCLUSIVE** when `n < kill.min_classified` (with the failures still needed);
+//! 2. **KILL** when the share is below the threshold and so is the whole interval (`hi < threshold`);
+//! 3. **PASS** when the share is at or above it and so is the whole interval (`lo >= threshold`);
+//! 4. **INCONCLUSIVE** otherwise: the interval straddles the threshold.
+//!
+//! The [`Sensitivity`] analysis repeats the decision with the ambiguous failures counted at each extreme (all
+//! self-reflection, none) and calls the verdict *robust* when all three agree.
+
+mod classify;
+pub mod spec;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use capture::Surface;
+use capture::risk::evaluate_risk_floor;
+use serde::{Serialize, Serializer};
+
+pub use super::p1::VerdictKind;
+use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, ObjectId};
+use crate::stats::{self, Interval};
+pub use spec::{P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec};
+
+/// The diff callback of [`analyze`]: the diffs of the given commits, at the given detail, in any order.
+pub type DiffSource<'a, E> = dyn FnMut(&[ObjectId], DiffDetail) -> Result<Vec<CommitDiff>, E> + 'a;
+
+/// [`analyze`] calls the diff callback at most this many times.
+pub const MAX_DIFF_BATCHES: u64 = 2;
+
+/// Characters of a remedy's subject kept in a report (after redaction); longer ones end in `…`.
+pub const SUBJECT_MAX_CHARS: usize = 200;
+
+/// Hex digits of a short SHA.
+const SHORT_SHA: usize = 12;
+
+/// How a failure was detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    Revert,
+    FixesTrailer,
+    FixAfterChange,
+}
+
+impl FailureKind {
+    pub const ALL: [FailureKind; 3] = [
+        FailureKind::Revert,
+        FailureKind::FixesTrailer,
+        FailureKind::FixAfterChange,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FailureKind::Revert => "revert",
+            FailureKind::FixesTrailer => "fixes-trailer",
+            FailureKind::FixAfterChange => "fix-after-change",
+        }
+    }
+}
+
+/// The gate that would have caught a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bucket {
+    Ci,
+    HumanReview,
+    SelfReflection,
+    /// Not classifiable: counted and reported, left out of the shares (see [`Sensitivity`]).
+    Ambiguous,
+}
+
+impl Bucket {
+    pub const ALL: [Bucket; 4] = [
+        Bucket::Ci,
+        Bucket::HumanReview,
+        Bucket::SelfReflection,
+        Bucket::Ambiguous,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Bucket::Ci => "ci",
+            Bucket::HumanReview => "human-review",
+            Bucket::SelfReflection => "self-reflection",
+            Bucket::Ambiguous => "ambiguous",
+        }
+    }
+}
+
+impl fmt::Display for Bucket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// How a remedy was linked to its failing change (serialised as its id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkRule {
+    RevertSha,
+    RevertSubject,
+    RevertShaOutsideHistory,
+    RevertShaAmbiguous,
+    RevertSubjectNotFound,
+    FixesSha,
+    FixesShaOutsideHistory,
+    FixesShaAmbiguous,
+    FixAfterChange,
+    FixUnattributed,
+}
+
+impl LinkRule {
+    pub const ALL: [LinkRule; 10] = [
+        LinkRule::RevertSha,
+        LinkRule::RevertSubject,
+        LinkRule::RevertShaOutsideHistory,
+        LinkRule::RevertShaAmbiguous,
+        LinkRule::RevertSubjectNotFound,
+        LinkRule::FixesSha,
+        LinkRule::FixesShaOutsideHistory,
+        LinkRule::FixesShaAmbiguous,
+        LinkRule::FixAfterChange,
+        LinkRule::FixUnattributed,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            LinkRule::RevertSha => "revert.sha",
+            LinkRule::RevertSubject => "revert.subject",
+            LinkRule::RevertShaOutsideHistory => "revert.sha-outside-history",
+            LinkRule::RevertShaAmbiguous => "revert.sha-ambiguous",
+            LinkRule::RevertSubjectNotFound => "revert.subject-not-found",
+            LinkRule::FixesSha => "fixes-trailer.sha",
+            LinkRule::FixesShaOutsideHistory => "fixes-trailer.sha-outside-history",
+            LinkRule::FixesShaAmbiguous => "fixes-trailer.sha-ambiguous",
+            LinkRule::FixAfterChange => "fix-after-change.shared-path",
+            LinkRule::FixUnattributed => "fix-after-change.unattributed",
+        }
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            LinkRule::RevertSha => "a revert naming the failing change by SHA (full, or an unambiguous abbreviation)",
+            LinkRule::RevertSubject => "a revert without SHA: the most recent earlier commit with the reverted subject",
+            LinkRule::RevertShaOutsideHistory => "a revert naming a SHA that is not in the walked history",
+            LinkRule::RevertShaAmbiguous => "a revert naming an abbreviated SHA that matches several walked commits",
+            LinkRule::RevertSubjectNotFound => {
+                "a revert without SHA whose reverted subject matches no earlier walked commit"
+            }
+            LinkRule::FixesSha => "a Fixes: trailer naming the failing change by SHA",
+            LinkRule::FixesShaOutsideHistory => "a Fixes: trailer naming a SHA that is not in the walked history",
+            LinkRule::FixesShaAmbiguous => {
+                "a Fixes: trailer naming an abbreviated SHA that matches several walked commits"
+            }
+            LinkRule::FixAfterChange => {
+                "a fix naming no SHA: the most recent earlier non-fix change in the window sharing a path"
+            }
+            LinkRule::FixUnattributed => "a fix naming no SHA with no earlier change in the window sharing a path",
+        }
+    }
+}
+
+impl Serialize for LinkRule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+/// Which classification rule put a failure in its bucket (serialised as its id; see the module table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ClassRule {
+    CiPaths,
+    CiMessage,
+    ReviewLines,
+    ReviewMessage,
+    SelfOtherFiles,
+    SelfOtherLines,
+    AmbiguousRevertNoReason,
+    AmbiguousRevertUnlocated,
+    AmbiguousUnattributedFix,
+    AmbiguousFailingUnknown,
+    AmbiguousAdditionsOnly,
+    AmbiguousEmptyRemedy,
+}
+
+impl ClassRule {
+    pub const ALL: [ClassRule; 12] = [
+        ClassRule::CiPaths,
+        ClassRule::CiMessage,
+        ClassRule::ReviewLines,
+        ClassRule::ReviewMessage,
+        ClassRule::SelfOtherFiles,
+        ClassRule::SelfOtherLines,
+        ClassRule::AmbiguousRevertNoReason,
+        ClassRule::AmbiguousRevertUnlocated,
+        ClassRule::AmbiguousUnattributedFix,
+        ClassRule::AmbiguousFailingUnknown,
+        ClassRule::AmbiguousAdditionsOnly,
+        ClassRule::AmbiguousEmptyRemedy,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ClassRule::CiPaths => "ci.paths",
+            ClassRule::CiMessage => "ci.message",
+            ClassRule::ReviewLines => "human-review.lines",
+            ClassRule::ReviewMessage => "human-review.message",
+            ClassRule::SelfOtherFiles => "self-reflection.other-files",
+            ClassRule::SelfOtherLines => "self-reflection.other-lines",
+            ClassRule::AmbiguousRevertNoReason => "ambiguous.revert-no-reason",
+            ClassRule::AmbiguousRevertUnlocated => "ambiguous.revert-unlocated",
+            ClassRule::AmbiguousUnattributedFix => "ambiguous.unattributed-fix",
+            ClassRule::AmbiguousFailingUnknown => "ambiguous.failing-unknown",
+            ClassRule::AmbiguousAdditionsOnly => "ambiguous.additions-only",
+            ClassRule::AmbiguousEmptyRemedy => "ambiguous.empty-remedy",
+        }
+    }
+
+    pub fn bucket(self) -> Bucket {
+        match self {
+            ClassRule::CiPaths | ClassRule::CiMessage => Bucket::Ci,
+            ClassRule::ReviewLines | ClassRule::ReviewMessage => Bucket::HumanReview,
+            ClassRule::SelfOtherFiles | ClassRule::SelfOtherLines => Bucket::SelfReflection,
+            _ => Bucket::Ambiguous,
+        }
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ClassRule::CiPaths => "every file the remedy touches is a test/build path or CI configuration",
+            ClassRule::CiMessage => "the message names the build, tests, CI, lint, types, formatting or compilation",
+            ClassRule::ReviewLines => {
+                "the remedy stays inside the failing change's files and only removes lines it added"
+            }
+            ClassRule::ReviewMessage => {
+                "the message names a review-visible defect (typo, naming, comment, docs, style)"
+            }
+            ClassRule::SelfOtherFiles => "the remedy touches a file the failing change did not",
+            ClassRule::SelfOtherLines => "the remedy removes lines the failing change did not add",
+            ClassRule::AmbiguousRevertNoReason => "a revert that gives no reason",
+            ClassRule::AmbiguousRevertUnlocated => "a revert whose reason names neither CI nor a review-visible defect",
+            ClassRule::AmbiguousUnattributedFix => "a fix with no attributable change",
+            ClassRule::AmbiguousFailingUnknown => {
+                "the named change is outside the walked history, ambiguous, or has no diff"
+            }
+            ClassRule::AmbiguousAdditionsOnly => {
+                "inside the failing change's files, the remedy removes no non-blank line (it only adds)"
+            }
+            ClassRule::AmbiguousEmptyRemedy => "the remedy changes no file",
+        }
+    }
+}
+
+impl Serialize for ClassRule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+/// One failure: a remedy, the change it remedies, and the gate that would have caught it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// The remedy's full hex id and its first 12 digits.
+    pub remedy: String,
+    pub remedy_short: String,
+    /// The failing change, when it is a walked commit.
+    pub failing: Option<String>,
+    pub failing_short: Option<String>,
+    /// The SHA as the remedy wrote it, when it did not resolve to exactly one walked commit.
+    pub failing_ref: Option<String>,
+    pub kind: FailureKind,
+    pub link_rule: LinkRule,
+    pub bucket: Bucket,
+    pub rule: ClassRule,
+    /// Remedy committer time minus failing committer time (negative with clock skew).
+    pub time_to_remedy_seconds: Option<i64>,
+    /// The risk-floor surface of the failing change's files, and whether the floor would have asked for review.
+    pub failing_surface: Option<Surface>,
+    pub floor_flagged: Option<bool>,
+    /// The remedy's subject, redacted and cut to [`SUBJECT_MAX_CHARS`].
+    pub subject: String,
+}
+
+/// Failures per bucket.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Buckets {
+    pub total: u64,
+    pub ci: u64,
+    pub human_review: u64,
+    pub self_reflection: u64,
+    pub ambiguous: u64,
+    /// `total - ambiguous`: the denominator of the shares.
+    pub classified: u64,
+    /// Failures whose failing change the risk floor would have flagged for review.
+    pub floor_flagged: u64,
+}
+
+impl Buckets {
+    fn add(&mut self, failure: &Failure) {
+        self.total += 1;
+        match failure.bucket {
+            Bucket::Ci => self.ci += 1,
+            Bucket::HumanReview => self.human_review += 1,
+            Bucket::SelfReflection => self.self_reflection += 1,
+            Bucket::Ambiguous => self.ambiguous += 1,
+        }
+        self.classified = self.total - self.ambiguous;
+        self.floor_flagged += u64::from(failure.floor_flagged == Some(true));
+    }
+
+    fn of<'a>(failures: impl IntoIterator<Item = &'a Failure>) -> Self {
+        let mut buckets = Self::default();
+        for failure in failures {
+            buckets.add(failure);
+        }
+        buckets
+    }
+}
+
+/// Shares with their Wilson intervals; `None` when the denominator is 0 (undefined).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Shares {
+    /// Of classified failures.
+    pub ci: Option<Interval>,
+    pub human_review: Option<Interval>,
+    pub self_reflection: Option<Interval>,
+    /// Of all failures.
+    pub ambiguous: Option<Interval>,
+}
+
+impl Shares {
+    fn of(buckets: &Buckets, z: f64) -> Self {
+        Self {
+            ci: wilson(buckets.ci, buckets.classified, z),
+            human_review: wilson(buckets.human_review, buckets.classified, z),
+            self_reflection: wilson(buckets.self_reflection, buckets.classified, z),
+            ambiguous: wilson(buckets.ambiguous, buckets.total, z),
+        }
+    }
+}
+
+/// `None` for an empty denominator or an invalid `z` (the spec is validated by the loader, so only a hand-built
+/// spec can get there): an undefined interval, never a panic.
+fn wilson(successes: u64, n: u64, z: f64) -> Option<Interval> {
+    stats::wilson(successes, n, z).ok().flatten()
+}
+
+/// Time from the failing change to its remedy (committer times), over failures with a walked failing change.
+/// Quantiles are nearest-rank (`sorted[ceil(p·n) − 1]`): the median of an even count is the lower middle value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TimeToRemedy {
+    pub n: u64,
+    pub median_seconds: Option<i64>,
+    pub p90_seconds: Option<i64>,
+}
+
+impl TimeToRemedy {
+    fn of<'a>(failures: impl IntoIterator<Item = &'a Failure>) -> Self {
+        let mut seconds: Vec<i64> = failures.into_iter().filter_map(|f| f.time_to_remedy_seconds).collect();
+        seconds.sort_unstable();
+        let rank = |p: f64| {
+            let n = seconds.len();
+            (n > 0).then(|| seconds[((p * n as f64).ceil() as usize).clamp(1, n) - 1])
+        };
+        Self {
+            n: seconds.len() as u64,
+            median_seconds: rank(0.5),
+            p90_seconds: rank(0.9),
+        }
+    }
+}
+
+/// The failures of one value of a breakdown (descriptive: the verdict is for the whole history).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    pub key: String,
+    pub counts: Buckets,
+    pub shares: Shares,
+    pub time_to_remedy: TimeToRemedy,
+}
+
+impl Group {
+    fn of<'a>(key: &str, failures: impl Iterator<Item = &'a Failure> + Clone, z: f64) -> Self {
+        let counts = Buckets::of(failures.clone());
+        Self {
+            key: key.to_string(),
+            shares: Shares::of(&counts, z),
+            counts,
+            time_to_remedy: TimeToRemedy::of(failures),
+        }
+    }
+}
+
+/// What the walk and the detection saw, every skipped or unresolved case counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HistorySummary {
+    /// Distinct commits analysed, and repeated ids dropped.
+    pub commits: u64,
+    pub duplicate_commits: u64,
+    pub merges: u64,
+    /// Merge commits that matched a detection rule, not taken as remedies.
+    pub merge_remedies_skipped: u64,
+    /// Commits remedying at least one failure, per detection rule.
+    pub revert_commits: u64,
+    pub fixes_trailer_commits: u64,
+    pub fix_commits: u64,
+    /// Reverts of reverts (even revert layers, `Reapply`, or naming a revert by SHA): not failures.
+    pub reverts_of_reverts_skipped: u64,
+    /// Fixes linked to a change, and fixes with none (unattributed).
+    pub fixes_linked: u64,
+    pub unattributed_fixes: u64,
+    /// Fixes whose window held more candidate changes than `max_candidates` (the oldest were not considered).
+    pub fix_windows_truncated: u64,
+    /// `Fixes:` trailer values that do not start with a SHA (`#123`).
+    pub fixes_trailers_not_sha: u64,
+    /// Named SHAs that resolve to no walked commit, or to several (an abbreviation).
+    pub shas_outside_history: u64,
+    pub shas_ambiguous: u64,
+    /// Reverts without SHA whose reverted subject matches no earlier commit.
+    pub revert_subjects_not_found: u64,
+    /// Calls of the diff callback, ids requested, and requested ids it returned no diff for.
+    pub diff_batches: u64,
+    pub diffs_requested: u64,
+    pub diffs_missing: u64,
+}
+
+/// One scenario of the sensitivity analysis.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    pub self_reflection: u64,
+    pub n: u64,
+    pub share: Option<Interval>,
+    pub verdict: VerdictKind,
+}
+
+/// The only-self-reflection share with the ambiguous failures left out (the pre-registered statistic) and
+/// counted at each extreme.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sensitivity {
+    pub ambiguous: u64,
+    pub excluded: Scenario,
+    pub all_self_reflection: Scenario,
+    pub none_self_reflection: Scenario,
+    /// The three verdicts agree: the ambiguous failures cannot change the decision.
+    pub robust: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// Why, one sentence per deciding fact.
+    pub reasons: Vec<String>,
+    /// Classified failures the prereg asks for.
+    pub n_required: u64,
+    /// More classified failures needed before the data can decide (`INCONCLUSIVE` by n), else 0.
+    pub n_still_needed: u64,
+}
+
+/// The body of `p2.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct P2Analysis {
+    /// The pre-registered kill rule, verbatim, and its numbers.
+    pub kill_rule: String,
+    pub threshold: f64,
+    pub min_classified: u64,
+    pub history: HistorySummary,
+    pub counts: Buckets,
+    pub shares: Shares,
+    pub sensitivity: Sensitivity,
+    pub verdict: Verdict,
+    /// Keyed by risk-floor surface (most risky first, then `unknown` for failing changes without a diff) and
+    /// by detection kind; only non-empty groups.
+    pub by_surface: Vec<Group>,
+    pub by_kind: Vec<Group>,
+    pub time_to_remedy: TimeToRemedy,
+    /// Per bucket (every bucket present), up to `sample.per_bucket` failures, the first by sha256 of the seed and
+    /// ids: a reading sample nobody picked.
+    pub samples: BTreeMap<Bucket, Vec<Failure>>,
+    /// Every link and classification rule id with its meaning.
+    pub rules: BTreeMap<&'static str, &'static str>,
+    /// Every failure: remedies newest first, each remedy's failing changes in the order it names them.
+    pub failures: Vec<Failure>,
+}
+
+/// What one walked commit says, computed once.
+struct Parsed {
+    hex: String,
+    merge: bool,
+    revert: Option<text::RevertForm>,
+    marker_shas: Vec<String>,
+    fixes_shas: Vec<String>,
+    fixes_not_sha: u64,
+    fix: bool,
+}
+
+/// The prereg's keyword and path lists, compiled once.
+struct Matchers {
+    fix_keywords: text::Keywords,
+    ci_keywords: text::Keywords,
+    review_keywords: text::Keywords,
+    ci_paths: text::PathFragments,
+    ignore_paths: text::PathFragments,
+}
+
+impl Matchers {
+    fn new(spec: &P2Spec) -> Self {
+        Self {
+            fix_keywords: text::Keywords::new(&spec.fix_after_change.keywords),
+            ci_keywords: text::Keywords::new(&spec.classify.ci_keywords),
+            review_keywords: text::Keywords::new(&spec.classify.review_keywords),
+            ci_paths: text::PathFragments::new(&spec.classify.ci_paths),
+            ignore_paths: text::PathFragments::new(&spec.fix_after_change.ignore_paths),
+        }
+    }
+}
+
+impl Parsed {
+    fn new(row: &CommitRow, spec: &P2Spec, matchers: &Matchers) -> Self {
+        let mut fixes_shas = Vec::new();
+        let mut fixes_not_sha = 0;
+        for trailer in &row.trailers {
+            if spec
+                .fixes_trailer
+                .tokens
+                .iter()
+                .any(|token| token.eq_ignore_ascii_case(trailer.token.trim()))
+            {
+                match text::leading_sha(&trailer.value, spec.min_sha_len) {
+                    Some(sha) if !fixes_shas.contains(&sha) => fixes_shas.push(sha),
+                    Some(_) => {}
+                    None => fixes_not_sha += 1,
+                }
+            }
+        }
+        Self {
+            hex: row.id.to_string(),
+            merge: row.parents.len() > 1,
+            revert: text::revert_form(&row.subject, &spec.revert),
+            marker_shas: text::marker_shas(&row.body, &spec.revert.sha_markers, spec.min_sha_len),
+            fixes_shas,
+            fixes_not_sha,
+            fix: text::has_type(&row.subject, &spec.fix_after_change.types)
+                || matchers.fix_keywords.any_in(&text::words(&row.subject)),
+        }
+    }
+
+    fn is_revert(&self) -> bool {
+        self.revert.is_some() || !self.marker_shas.is_empty()
+    }
+
+    /// The net effect removes a change: an odd number of revert layers (a SHA marker alone is one layer).
+    fn is_net_revert(&self) -> bool {
+        self.is_revert() && self.revert.as_ref().is_none_or(|form| form.depth % 2 == 1)
+    }
+
+    /// Could be the failing change of a fix that names no SHA.
+    fn is_candidate_change(&self) -> bool {
+        !self.merge && !self.is_net_revert() && !self.fix && self.fixes_shas.is_empty()
+    }
+}
+
+enum Resolved {
+    Found(usize),
+    Outside,
+    Ambiguous,
+}
+
+/// A failure before classification: positions in the walked order.
+struct Pending {
+    remedy: usize,
+    failing: Option<usize>,
+    failing_ref: Option<String>,
+    kind: FailureKind,
+    link: LinkRule,
+}
+
+/// The walked history in its analysis order, with lookups.
+struct History<'a> {
+    matchers: Matchers,
+    rows: Vec<&'a CommitRow>,
+    parsed: Vec<Parsed>,
+    position: BTreeMap<ObjectId, usize>,
+    /// (hex id, position), sorted by hex: abbreviated SHAs resolve by prefix search.
+    by_hex: Vec<(String, usize)>,
+    /// Subject → positions, ascending (newest first).
+    by_subject: BTreeMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> History<'a> {
+    fn new(commits: &'a [CommitRow], spec: &P2Spec, summary: &mut HistorySummary) -> Self {
+        let mut seen = BTreeSet::new();
+        let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
+        summary.duplicate_commits = (commits.len() - order.len()) as u64;
+        order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
+        let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
+        let matchers = Matchers::new(spec);
+        let parsed: Vec<Parsed> = rows.iter().map(|row| Parsed::new(row, spec, &matchers)).collect();
+        let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+        let mut by_hex: Vec<(String, usize)> = parsed.iter().enumerate().map(|(pos, p)| (p.hex.clone(), pos)).collect();
+        by_hex.sort();
+        let mut by_subject: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (pos, row) in rows.iter().enumerate() {
+            by_subject.entry(row.subject.trim()).or_default().push(pos);
+        }
+        summary.commits = rows.len() as u64;
+        summary.merges = parsed.iter().filter(|p| p.merge).count() as u64;
+        Self {
+            matchers,
+            rows,
+            parsed,
+            position,
+            by_hex,
+            by_subject,
+        }
+    }
+
+    fn resolve(&self, sha: &str) -> Resolved {
+        let start = self.by_hex.partition_point(|(hex, _)| hex.as_str() < sha);
+        let mut matches = self.by_hex[start..].iter().take_while(|(hex, _)| hex.starts_with(sha));
+        match (matches.next(), matches.next()) {
+            (Some(&(_, pos)), None) => Resolved::Found(pos),
+            (None, _) => Resolved::Outside,
+            (Some(_), Some(_)) => Resolved::Ambiguous,
+        }
+    }
+
+    /// The most recent commit older than `pos` with exactly this (trimmed) subject.
+    fn earlier_with_subject(&self, pos: usize, subject: &str) -> Option<usize> {
+        let positions = self.by_subject.get(subject.trim())?;
+        positions.get(positions.partition_point(|&p| p <= pos)).copied()
+    }
+
+    fn ids(&self, positions: &BTreeSet<usize>) -> Vec<ObjectId> {
+        positions.iter().map(|&pos| self.rows[pos].id).collect()
+    }
+}
+
+/// Detects, links and classifies every failure in `commits` (the walked history, any order; the scanner gives
+/// newest first) under `spec`, asking `diffs` for the diffs it needs in at most [`MAX_DIFF_BATCHES`] calls. The
+/// callback may return the diffs in any order and leave some out (they are counted as missing); ids it was not
+/// asked for are ignored. Its error is returned as is.
+pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'_, E>) -> Result<P2Analysis, E> {
+    let mut summary = HistorySummary::default();
+    let history = History::new(commits, spec, &mut summary);
+    let (mut pending, fixes) = detect(&history, &mut summary);
+
+    // Batch 1 (paths): fixes and their candidate changes, reverts and their reverted changes.
+    let window = i64::from(spec.fix_after_change.window_days).saturating_mul(86_400);
+    let mut candidates: Vec<(usize, Vec<usize>)> = Vec::with_capacity(fixes.len());
+    let mut paths_wanted = BTreeSet::new();
+    for &fix in &fixes {
+        let time = history.rows[fix].commit_time;
+        let mut in_window = (fix + 1..history.rows.len())
+            .take_while(|&pos| time.saturating_sub(history.rows[pos].commit_time) <= window)
+            .filter(|&pos| history.parsed[pos].is_candidate_change());
+        let chosen: Vec<usize> = in_window.by_ref().take(spec.fix_after_change.max_candidates).collect();
+        if in_window.next().is_some() {
+            summary.fix_windows_truncated += 1;
+        }
+        paths_wanted.insert(fix);
+        paths_wanted.extend(chosen.iter().copied());
+        candidates.push((fix, chosen));
+    }
+    for failure in pending.iter().filter(|p| p.kind == FailureKind::Revert) {
+        paths_wanted.insert(failure.remedy);
+        paths_wanted.extend(failure.failing);
+    }
+    let mut got: BTreeMap<usize, CommitDiff> = BTreeMap::new();
+    fetch(
+        &history,
+        &paths_wanted,
+        DiffDetail::Paths,
+        diffs,
+        &mut got,
+        &mut summary,
+    )?;
+
+    // Link each fix to the most recent candidate sharing a path.
+    let ignore = &history.matchers.ignore_paths;
+    for (fix, chosen) in candidates {
+        let fix_paths: BTreeSet<&str> = got.get(&fix).map_or_else(BTreeSet::new, |diff| {
+            diff.files
+                .iter()
+                .map(|file| file.path.as_str())
+                .filter(|path| !ignore.matches(path))
+                .collect()
+        });
+        let linked = chosen.into_iter().find(|candidate| {
+            got.get(candidate)
+                .is_some_and(|diff| diff.files.iter().any(|file| fix_paths.contains(file.path.as_str())))
+        });
+        if linked.is_some() {
+            summary.fixes_linked += 1;
+        } else {
+            summary.unattributed_fixes += 1;
+        }
+        pending.push(Pending {
+            remedy: fix,
+            failing: linked,
+            failing_ref: None,
+            kind: FailureKind::FixAfterChange,
+            link: if linked.is_some() {
+                LinkRule::FixAfterChange
+            } else {
+                LinkRule::FixUnattributed
+            },
+        });
+    }
+    // Candidates that were not linked are no longer needed.
+    let keep: BTreeSet<usize> = pending
+        .iter()
+        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
+        .collect();
+    got.retain(|pos, _| keep.contains(pos));
+
+    // Batch 2 (lines): the other remedies and their failing changes.
+    let lines_wanted: BTreeSet<usize> = pending
+        .iter()
+        .filter(|p| p.kind != FailureKind::Revert && !(p.kind == FailureKind::FixAfterChange && p.failing.is_none()))
+        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
+        .collect();
+    fetch(
+        &history,
+        &lines_wanted,
+        DiffDetail::Lines,
+        diffs,
+        &mut got,
+        &mut summary,
+    )?;
+
+    pending.sort_by_key(|p| p.remedy);
+    let failures: Vec<Failure> = pending
+        .iter()
+        .map(|p| classify::failure(p, &history, &got, spec))
+        .collect();
+    Ok(aggregate(failures, summary, spec))
+}
+
+/// Asks for the diffs of `wanted` (one call, none when empty) and files them by position.
+fn fetch<E>(
+    history: &History<'_>,
+    wanted: &BTreeSet<usize>,
+    detail: DiffDetail,
+    diffs: &mut DiffSource<'_, E>,
+    got: &mut BTreeMap<usize, CommitDiff>,
+    summary: &mut HistorySummary,
+) -> Result<(), E> {
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    summary.diff_batches += 1;
+    summary.diffs_requested += wanted.len() as u64;
+    let mut returned = BTreeSet::new();
+    for diff in diffs(&history.ids(wanted), detail)? {
+        if let Some(&pos) = history.position.get(&diff.id)
+            && wanted.contains(&pos)
+        {
+            returned.insert(pos);
+            got.insert(pos, diff);
+        }
+    }
+    summary.diffs_missing += (wanted.len() - returned.len()) as u64;
+    Ok(())
+}
+
+/// Detection rules 1 and 2, and the fixes rule 3 must link: failures with their links, and the fixes' positions.
+fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>, Vec<usize>) {
+    let mut pending = Vec::new();
+    let mut fixes = Vec::new();
+    for (pos, parsed) in history.parsed.iter().enumerate() {
+        let detected = parsed.is_revert() || !parsed.fixes_shas.is_empty() || parsed.fix;
+        if parsed.merge {
+            summary.merge_remedies_skipped += u64::from(detected);
+            continue;
+        }
+        summary.fixes_trailers_not_sha += parsed.fixes_not_sha;
+        if parsed.is_revert() {
+            if !parsed.is_net_revert() {
+                summary.reverts_of_reverts_skipped += 1;
+                continue;
+            }
+            let before = pending.len();
+            let mut skipped = false;
+            if parsed.marker_shas.is_empty() {
+                let subject = parsed.revert.as_ref().map_or("", |form| form.reverted_subject.as_str());
+                let failing = history.earlier_with_subject(pos, subject);
+                summary.revert_subjects_not_found += u64::from(failing.is_none());
+                pending.push(Pending {
+                    remedy: pos,
+                    failing,
+                    failing_ref: None,
+                    kind: FailureKind::Revert,
+                    link: if failing.is_some() {
+                        LinkRule::RevertSubject
+                    } else {
+                        LinkRule::RevertSubjectNotFound
+                    },
+                });
+            } else {
+                let links = (
+                    LinkRule::RevertSha,
+                    LinkRule::RevertShaOutsideHistory,
+                    LinkRule::RevertShaAmbiguous,
+                );
+                for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.marker_shas, links, summary) {
+                    if failing.is_some_and(|target| history.parsed[target].is_net_revert()) {
+                        skipped = true;
+                        continue;
+                    }
+                    pending.push(Pending {
+                        remedy: pos,
+                        failing,
+                        failing_ref,
+                        kind: FailureKind::Revert,
+                        link,
+                    });
+                }
+            }
+            if pending.len() > before {
+                summary.revert_commits += 1;
+            } else if skipped {
+                summary.reverts_of_reverts_skipped += 1;
+            }
+        } else if !parsed.fixes_shas.is_empty() {
+            let links = (
+                LinkRule::FixesSha,
+                LinkRule::FixesShaOutsideHistory,
+                LinkRule::FixesShaAmbiguous,
+            );
+            let before = pending.len();
+            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.fixes_shas, links, summary) {
+                pending.push(Pending {
+                    remedy: pos,
+                    failing,
+                    failing_ref,
+                    kind: FailureKind::FixesTrailer,
+                    link,
+                });
+            }
+            summary.fixes_trailer_commits += u64::from(pending.len() > before);
+        } else if parsed.fix {
+            summary.fix_commits += 1;
+            fixes.push(pos);
+        }
+    }
+    (pending, fixes)
+}
+
+type Link = (Option<usize>, Option<String>, LinkRule);
+
+/// Resolves the SHAs a remedy at `pos` names: one link per distinct walked commit (never itself), one per
+/// unresolved SHA. `links` = (found, outside the history, ambiguous).
+fn resolve_all(
+    history: &History<'_>,
+    pos: usize,
+    shas: &[String],
+    (found, outside, ambiguous): (LinkRule, LinkRule, LinkRule),
+    summary: &mut HistorySummary,
+) -> Vec<Link> {
+    let mut seen = BTreeSet::new();
+    let mut links = Vec::new();
+    for sha in shas {
+        match history.resolve(sha) {
+            Resolved::Found(target) => {
+                if target != pos && seen.insert(target) {
+                    links.push((Some(target), None, found));
+                }
+            }
+            Resolved::Outside => {
+                summary.shas_outside_history += 1;
+                links.push((None, Some(sha.clone()), outside));
+            }
+            Resolved::Ambiguous => {
+                summary.shas_ambiguous += 1;
+                links.push((None, Some(sha.clone()), ambiguous));
+            }
+        }
+    }
+    links
+}
+
+/// Counts, shares, sensitivity, verdict, breakdowns and samples of the classified failures.
+fn aggregate(failures: Vec<Failure>, history: HistorySummary, spec: &P2Spec) -> P2Analysis {
+    let z = stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN);
+    let counts = Buckets::of(&failures);
+    let shares = Shares::of(&counts, z);
+    let verdict = decide(counts.self_reflection, counts.classified, spec);
+    let scenario = |self_reflection: u64, n: u64| Scenario {
+        self_reflection,
+        n,
+        share: wilson(self_reflection, n, z),
+        verdict: decide(self_reflection, n, spec).kind,
+    };
+    let excluded = scenario(counts.self_reflection, counts.classified);
+    let all_self_reflection = scenario(counts.self_reflection + counts.ambiguous, counts.total);
+    let none_self_reflection = scenario(counts.self_reflection, counts.total);
+    let sensitivity = Sensitivity {
+        ambiguous: counts.ambiguous,
+        robust: excluded.verdict == all_self_reflection.verdict && excluded.verdict == none_self_reflection.verdict,
+        excluded,
+        all_self_reflection,
+        none_self_reflection,
+    };
+
+    let surfaces = Surface::ALL.into_iter().map(Some).chain([None]);
+    let by_surface = surfaces
+        .filter_map(|surface| {
+            let members = failures.iter().filter(move |f| f.failing_surface == surface);
+            let key = surface.map_or("unknown", Surface::as_str);
+            members.clone().next().map(|_| Group::of(key, members, z))
+        })
+        .collect();
+    let by_kind = FailureKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let members = failures.iter().filter(move |f| f.kind == kind);
+            members.clone().next().map(|_| Group::of(kind.id(), members, z))
+        })
+        .collect();
+
+    let samples = Bucket::ALL
+        .into_iter()
+        .map(|bucket| (bucket, sample(&failures, bucket, &spec.sample)))
+        .collect();
+    let rules = LinkRule::ALL
+        .iter()
+        .map(|rule| (rule.id(), rule.meaning()))
+        .chain(ClassRule::ALL.iter().map(|rule| (rule.id(), rule.meaning())))
+        .collect();
+
+    P2Analysis {
+        kill_rule: spec.kill.text.clone(),
+        threshold: spec.kill.self_reflection_share_below,
+        min_classified: spec.kill.min_classified,
+        history,
+        counts,
+        shares,
+        sensitivity,
+        verdict,
+        by_surface,
+        by_kind,
+        time_to_remedy: TimeToRemedy::of(&failures),
+        samples,
+        rules,
+        failures,
+    }
+}
+
+/// The first `per_bucket` failures of `bucket` by sha256(seed, remedy, failing).
+fn sample(failures: &[Failure], bucket: Bucket, spec: &P2Sample) -> Vec<Failure> {
+    let mut keyed: Vec<(String, usize)> = failures
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.bucket == bucket)
+        .map(|(index, f)| {
+            let failing = f.failing.as_deref().or(f.failing_ref.as_deref()).unwrap_or("");
+            let key = format!("{}\0{}\0{failing}", spec.seed, f.remedy);
+            (crate::prereg::sha256_hex(key.as_bytes()), index)
+        })
+        .collect();
+    keyed.sort();
+    keyed
+        .into_iter()
+        .take(spec.per_bucket)
+        .map(|(_, index)| failures[index].clone())
+        .collect()
+}
+
+/// The pre-registered verdict for `self_reflection` of `n` classified failures (see the module documentation).
+pub fn decide(self_reflection: u64, n: u64, spec: &P2Spec) -> Verdict {
+    let threshold = spec.kill.self_reflection_share_below;
+    let n_required = spec.kill.min_classified;
+    let verdict = |kind, reason: String, n_still_needed| Verdict {
+        kind,
+        reasons: vec![reason],
+        n_required,
+        n_still_needed,
+    };
+    if n < n_required {
+        return verdict(
+            VerdictKind::Inconclusive,
+            format!("n = {n} classified failures is below the pre-registered minimum of {n_required}"),
+            n_required - n,
+        );
+    }
+    let z = stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN);
+    let Some(share) = wilson(self_reflection.min(n), n, z) else {
+        return verdict(
+            VerdictKind::Inconclusive,
+            format!(
+                "the share of {self_reflection} in {n} has no interval (alpha = {})",
+                spec.alpha
+            ),
+            0,
+        );
+    };
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let (estimate, lo, hi, t) = (pct(share.estimate), pct(share.lo), pct(share.hi), pct(threshold));
+    let numbers = format!("only-self-reflection share {estimate} ({self_reflection} of {n})");
+    if share.estimate < threshold {
+        if share.hi < threshold {
+            verdict(
+                VerdictKind::Kill,
+                format!("{numbers} < {t} and its interval [{lo}, {hi}] lies below it"),
+                0,
+            )
+        } else {
+            verdict(
+                VerdictKind::Inconclusive,
+                format!("{numbers} < {t}, but its interval [{lo}, {hi}] straddles it"),
+                0,
+            )
+        }
+    } else if share.lo >= threshold {
+        verdict(
+            VerdictKind::Pass,
+            format!("{numbers} >= {t} and its interval [{lo}, {hi}] lies at or above it"),
+            0,
+        )
+    } else {
+        verdict(
+            VerdictKind::Inconclusive,
+            format!("{numbers} >= {t}, but its interval [{lo}, {hi}] straddles it"),
+            0,
+        )
+    }
+}
+
+/// `id`'s first [`SHORT_SHA`] hex digits.
+fn short(hex: &str) -> String {
+    hex.chars().take(SHORT_SHA).collect()
+}

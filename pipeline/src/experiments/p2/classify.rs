@@ -1,0 +1,160 @@
+//! Gate classification of one failure (the rules and their order are documented on the parent module).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use capture::risk::classify_path;
+
+use super::{
+    ClassRule, Failure, FailureKind, History, P2Spec, Pending, SUBJECT_MAX_CHARS, evaluate_risk_floor, short, text,
+};
+use crate::scan::commits::{CommitDiff, FileDiff, line_hash};
+
+/// The failure row of `pending`, classified with the diffs in `got` (by position in `history`).
+pub(super) fn failure(
+    pending: &Pending,
+    history: &History<'_>,
+    got: &BTreeMap<usize, CommitDiff>,
+    spec: &P2Spec,
+) -> Failure {
+    let row = history.rows[pending.remedy];
+    let failing_diff = pending.failing.and_then(|pos| got.get(&pos));
+    let floor = failing_diff.map(|diff| {
+        let paths: Vec<&str> = diff.files.iter().map(|file| file.path.as_str()).collect();
+        evaluate_risk_floor(&paths, None, None, spec.classify.risk_threshold)
+    });
+    let rule = classify(pending, history, got.get(&pending.remedy), failing_diff, spec);
+    let remedy = history.parsed[pending.remedy].hex.clone();
+    let failing = pending.failing.map(|pos| history.parsed[pos].hex.clone());
+    Failure {
+        remedy_short: short(&remedy),
+        remedy,
+        failing_short: failing.as_deref().map(short),
+        failing,
+        failing_ref: pending.failing_ref.clone(),
+        kind: pending.kind,
+        link_rule: pending.link,
+        bucket: rule.bucket(),
+        rule,
+        time_to_remedy_seconds: pending
+            .failing
+            .map(|pos| row.commit_time.saturating_sub(history.rows[pos].commit_time)),
+        failing_surface: floor.as_ref().map(|verdict| verdict.surface),
+        floor_flagged: floor.map(|verdict| verdict.needs_review),
+        subject: report_subject(&row.subject),
+    }
+}
+
+fn classify(
+    pending: &Pending,
+    history: &History<'_>,
+    remedy: Option<&CommitDiff>,
+    failing: Option<&CommitDiff>,
+    spec: &P2Spec,
+) -> ClassRule {
+    let matchers = &history.matchers;
+    let row = history.rows[pending.remedy];
+    let files: &[FileDiff] = remedy.map_or(&[], |diff| diff.files.as_slice());
+    let is_ci_path =
+        |path: &str| spec.classify.ci_surfaces.contains(&classify_path(path)) || matchers.ci_paths.matches(path);
+    if !files.is_empty() && files.iter().all(|file| is_ci_path(&file.path)) {
+        return ClassRule::CiPaths;
+    }
+    let revert = pending.kind == FailureKind::Revert;
+    let message = if revert {
+        let tokens: Vec<&str> = row.trailers.iter().map(|trailer| trailer.token.as_str()).collect();
+        text::revert_reason_words(&row.body, &tokens, &spec.revert)
+    } else {
+        text::words(&row.subject)
+    };
+    if matchers.ci_keywords.any_in(&message) {
+        return ClassRule::CiMessage;
+    }
+    // A revert undoes the whole diff: its lines say nothing about where the defect was.
+    let lines = if revert {
+        None
+    } else {
+        failing.map(|failing| compare_lines(files, failing))
+    };
+    if lines == Some(Placement::Within) {
+        return ClassRule::ReviewLines;
+    }
+    if matchers.review_keywords.any_in(&message) {
+        return ClassRule::ReviewMessage;
+    }
+    if revert {
+        return if message.is_empty() {
+            ClassRule::AmbiguousRevertNoReason
+        } else {
+            ClassRule::AmbiguousRevertUnlocated
+        };
+    }
+    if files.is_empty() {
+        return ClassRule::AmbiguousEmptyRemedy;
+    }
+    match lines {
+        None if pending.kind == FailureKind::FixAfterChange && pending.failing.is_none() => {
+            ClassRule::AmbiguousUnattributedFix
+        }
+        None => ClassRule::AmbiguousFailingUnknown,
+        Some(Placement::OtherFiles) => ClassRule::SelfOtherFiles,
+        Some(Placement::OtherLines) => ClassRule::SelfOtherLines,
+        Some(Placement::AdditionsOnly) => ClassRule::AmbiguousAdditionsOnly,
+        Some(Placement::Within) => ClassRule::ReviewLines,
+    }
+}
+
+/// Where a remedy's changes lie relative to its failing change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Only in the failing change's files, removing at least one non-blank line, every one added by it.
+    Within,
+    /// In a file the failing change did not touch.
+    OtherFiles,
+    /// Only in its files, but removing a non-blank line it did not add.
+    OtherLines,
+    /// Only in its files, removing no non-blank line.
+    AdditionsOnly,
+}
+
+/// Compares the diffs line by line with their content hashes, per path, as sets (the SZZ-like approximation
+/// documented on the parent module). Removed blank lines are ignored: they match any blank line added.
+fn compare_lines(remedy: &[FileDiff], failing: &CommitDiff) -> Placement {
+    let failing_files: BTreeMap<&str, &FileDiff> =
+        failing.files.iter().map(|file| (file.path.as_str(), file)).collect();
+    if remedy
+        .iter()
+        .any(|file| !failing_files.contains_key(file.path.as_str()))
+    {
+        return Placement::OtherFiles;
+    }
+    let blank = line_hash(b"");
+    let mut removed_any = false;
+    for file in remedy {
+        let Some(original) = failing_files.get(file.path.as_str()) else {
+            return Placement::OtherFiles;
+        };
+        let added: BTreeSet<u64> = original.added_line_hashes.iter().copied().collect();
+        for hash in file.removed_line_hashes.iter().filter(|&&hash| hash != blank) {
+            if !added.contains(hash) {
+                return Placement::OtherLines;
+            }
+            removed_any = true;
+        }
+    }
+    if removed_any {
+        Placement::Within
+    } else {
+        Placement::AdditionsOnly
+    }
+}
+
+/// A subject as reports show it: redacted, control characters replaced, cut to [`SUBJECT_MAX_CHARS`].
+fn report_subject(subject: &str) -> String {
+    let redacted = capture::redact(subject.trim());
+    let clean = redacted.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c });
+    if redacted.chars().count() <= SUBJECT_MAX_CHARS {
+        clean.collect()
+    } else {
+        clean.take(SUBJECT_MAX_CHARS - 1).chain(['…']).collect()
+    }
+}

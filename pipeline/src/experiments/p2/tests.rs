@@ -1,0 +1,1090 @@
+//! Synthetic histories (no git): one test per detection and classification rule, the verdict branches, the
+//! batching contract and determinism.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+
+use super::*;
+use crate::prereg::{Prereg, sha256_hex};
+use crate::scan::commits::{FileChange, FileDiff, Trailer, line_hash};
+
+const DAY: i64 = 86_400;
+const T0: i64 = 1_700_000_000;
+
+fn spec() -> P2Spec {
+    Prereg::p2(None).unwrap().spec
+}
+
+/// A stable, realistic-looking id for `n`.
+fn oid(n: u32) -> ObjectId {
+    ObjectId::from_hex(&sha256_hex(n.to_string().as_bytes()).as_bytes()[..40]).unwrap()
+}
+
+fn hex(n: u32) -> String {
+    oid(n).to_string()
+}
+
+fn file(path: &str, added: &[&str], removed: &[&str]) -> FileDiff {
+    FileDiff {
+        path: path.to_string(),
+        change: FileChange::Modified,
+        lines_added: added.len() as u32,
+        lines_removed: removed.len() as u32,
+        binary: false,
+        added_line_hashes: added.iter().map(|line| line_hash(line.as_bytes())).collect(),
+        removed_line_hashes: removed.iter().map(|line| line_hash(line.as_bytes())).collect(),
+    }
+}
+
+/// A commit: `message` is split git's way into subject and body; `trailers` as the scanner would give them.
+struct Spec<'a> {
+    n: u32,
+    day: f64,
+    message: &'a str,
+    trailers: &'a [(&'a str, &'a str)],
+    parents: usize,
+    files: Vec<FileDiff>,
+}
+
+fn c(n: u32, day: f64, message: &str, files: Vec<FileDiff>) -> Spec<'_> {
+    Spec {
+        n,
+        day,
+        message,
+        trailers: &[],
+        parents: 1,
+        files,
+    }
+}
+
+#[derive(Default)]
+struct Fixture {
+    commits: Vec<CommitRow>,
+    diffs: BTreeMap<ObjectId, CommitDiff>,
+}
+
+impl Fixture {
+    fn new(specs: Vec<Spec<'_>>) -> Self {
+        let mut fixture = Self::default();
+        for spec in specs {
+            fixture.add(spec);
+        }
+        fixture
+    }
+
+    fn add(&mut self, spec: Spec<'_>) {
+        let (subject, body) = spec.message.split_once("\n\n").unwrap_or((spec.message, ""));
+        let id = oid(spec.n);
+        self.commits.push(CommitRow {
+            id,
+            parents: (0..spec.parents)
+                .map(|p| oid(1_000_000 + spec.n * 10 + p as u32))
+                .collect(),
+            author_time: T0 + (spec.day * DAY as f64) as i64,
+            commit_time: T0 + (spec.day * DAY as f64) as i64,
+            subject: subject.to_string(),
+            body: body.to_string(),
+            trailers: spec
+                .trailers
+                .iter()
+                .map(|(token, value)| Trailer {
+                    token: token.to_string(),
+                    value: value.to_string(),
+                })
+                .collect(),
+        });
+        let mut files = spec.files;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.diffs.insert(id, CommitDiff { id, files });
+    }
+
+    /// Newest first, as the scanner gives them.
+    fn sorted(&self) -> Vec<CommitRow> {
+        let mut commits = self.commits.clone();
+        commits.sort_by_key(|commit| std::cmp::Reverse(commit.commit_time));
+        commits
+    }
+
+    fn run_with(&self, commits: &[CommitRow], spec: &P2Spec) -> (P2Analysis, Vec<(Vec<ObjectId>, DiffDetail)>) {
+        let mut calls = Vec::new();
+        let mut callback = |ids: &[ObjectId], detail: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> {
+            calls.push((ids.to_vec(), detail));
+            Ok(ids
+                .iter()
+                .filter_map(|id| self.diffs.get(id))
+                .map(|diff| {
+                    let mut diff = diff.clone();
+                    if detail == DiffDetail::Paths {
+                        for file in &mut diff.files {
+                            file.added_line_hashes.clear();
+                            file.removed_line_hashes.clear();
+                        }
+                    }
+                    diff
+                })
+                .collect())
+        };
+        let analysis = analyze(commits, spec, &mut callback).unwrap();
+        (analysis, calls)
+    }
+
+    fn run(&self) -> P2Analysis {
+        self.run_with(&self.sorted(), &spec()).0
+    }
+}
+
+/// (remedy, failing, kind, link rule, bucket, rule) of every failure.
+type Row = (String, Option<String>, FailureKind, &'static str, Bucket, &'static str);
+
+fn rows(analysis: &P2Analysis) -> Vec<Row> {
+    analysis
+        .failures
+        .iter()
+        .map(|f| {
+            (
+                f.remedy.clone(),
+                f.failing.clone(),
+                f.kind,
+                f.link_rule.id(),
+                f.bucket,
+                f.rule.id(),
+            )
+        })
+        .collect()
+}
+
+fn row(remedy: u32, failing: Option<u32>, kind: FailureKind, link: &'static str, rule: ClassRule) -> Row {
+    (hex(remedy), failing.map(hex), kind, link, rule.bucket(), rule.id())
+}
+
+fn add_a() -> Vec<FileDiff> {
+    vec![file("src/a.rs", &["fn a() {", "    let x = 1;", "}"], &[])]
+}
+
+#[test]
+fn revert_with_sha() {
+    let message = format!("Revert \"add a\"\n\nThis reverts commit {}.", hex(1));
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            &message,
+            vec![file("src/a.rs", &[], &["fn a() {", "    let x = 1;", "}"])],
+        ),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [row(
+            2,
+            Some(1),
+            FailureKind::Revert,
+            "revert.sha",
+            ClassRule::AmbiguousRevertNoReason
+        )]
+    );
+    let failure = &analysis.failures[0];
+    assert_eq!(failure.time_to_remedy_seconds, Some(DAY));
+    assert_eq!(
+        (failure.failing_surface, failure.floor_flagged),
+        (Some(Surface::None), Some(false))
+    );
+    assert_eq!(failure.remedy_short, hex(2)[..12]);
+    assert_eq!(failure.subject, "Revert \"add a\"");
+    assert_eq!(analysis.history.revert_commits, 1);
+}
+
+#[test]
+fn revert_without_sha_links_the_most_recent_earlier_commit_with_the_subject() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 1.0, "add a", add_a()),
+        c(3, 2.0, "Revert \"add a\"\n\nBreaks the build on arm64.", vec![]),
+        c(4, 3.0, "add a", add_a()),
+        c(5, 4.0, "Revert \"never committed\"", vec![]),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                5,
+                None,
+                FailureKind::Revert,
+                "revert.subject-not-found",
+                ClassRule::AmbiguousRevertNoReason
+            ),
+            row(3, Some(2), FailureKind::Revert, "revert.subject", ClassRule::CiMessage),
+        ]
+    );
+    assert_eq!(analysis.history.revert_subjects_not_found, 1);
+}
+
+#[test]
+fn reverts_of_reverts_are_not_failures() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            &format!("Revert \"add a\"\n\nThis reverts commit {}.", hex(1)),
+            vec![],
+        ),
+        // Named by subject form: two layers.
+        c(
+            3,
+            2.0,
+            &format!("Revert \"Revert \"add a\"\"\n\nThis reverts commit {}.", hex(2)),
+            vec![],
+        ),
+        // git >= 2.43 names the revert of a revert so.
+        c(4, 3.0, "Reapply \"add a\"", vec![]),
+        // A plain subject, but the commit it names is a revert.
+        c(
+            5,
+            4.0,
+            &format!("undo the undo\n\nThis reverts commit {}.", hex(2)),
+            vec![],
+        ),
+        // Reverting the reapplication is a failure again: of the reapply commit.
+        c(
+            6,
+            5.0,
+            &format!("Revert \"Reapply \"add a\"\"\n\nThis reverts commit {}.", &hex(4)[..9]),
+            vec![],
+        ),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                6,
+                Some(4),
+                FailureKind::Revert,
+                "revert.sha",
+                ClassRule::AmbiguousRevertNoReason
+            ),
+            row(
+                2,
+                Some(1),
+                FailureKind::Revert,
+                "revert.sha",
+                ClassRule::AmbiguousRevertNoReason
+            ),
+        ]
+    );
+    assert_eq!(analysis.history.reverts_of_reverts_skipped, 3);
+    assert_eq!(analysis.history.revert_commits, 2);
+}
+
+#[test]
+fn gerrit_revert_powers() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            "Revert \"add a\"\n\nReason for revert: crashes on start\n\nChange-Id: I1",
+            vec![],
+        ),
+        c(
+            3,
+            2.0,
+            "Revert^2 \"add a\"\n\nReason for revert: fixed upstream",
+            add_a(),
+        ),
+        c(
+            4,
+            3.0,
+            "Revert^3 \"add a\"\n\nReason for revert: typo in the error message",
+            vec![],
+        ),
+    ]);
+    let mut commits = fixture.sorted();
+    commits[2].trailers = vec![Trailer {
+        token: "Change-Id".into(),
+        value: "I1".into(),
+    }];
+    let (analysis, _) = fixture.run_with(&commits, &spec());
+    assert_eq!(
+        rows(&analysis),
+        [
+            // Revert^3 reverts Revert^2 (the reapplication), found by Gerrit's subject.
+            row(
+                4,
+                Some(3),
+                FailureKind::Revert,
+                "revert.subject",
+                ClassRule::ReviewMessage
+            ),
+            row(
+                2,
+                Some(1),
+                FailureKind::Revert,
+                "revert.subject",
+                ClassRule::AmbiguousRevertUnlocated
+            ),
+        ]
+    );
+    assert_eq!(analysis.history.reverts_of_reverts_skipped, 1);
+}
+
+#[test]
+fn fixes_trailer_with_an_abbreviated_sha_and_a_rewritten_line_is_human_review() {
+    let value = format!("{} (\"add a\")", &hex(1)[..12]);
+    let trailers = [
+        ("Fixes", value.as_str()),
+        ("Fixes", "#123"),
+        ("Signed-off-by", "A <a@b>"),
+    ];
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 0.5, "unrelated", vec![file("src/b.rs", &["x"], &[])]),
+        Spec {
+            trailers: &trailers,
+            ..c(
+                3,
+                2.0,
+                "parser: handle the empty case",
+                vec![file("src/a.rs", &["    let x = 2;", ""], &["    let x = 1;", ""])],
+            )
+        },
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [row(
+            3,
+            Some(1),
+            FailureKind::FixesTrailer,
+            "fixes-trailer.sha",
+            ClassRule::ReviewLines
+        )]
+    );
+    assert_eq!(analysis.history.fixes_trailers_not_sha, 1);
+    assert_eq!(analysis.history.fixes_trailer_commits, 1);
+    assert_eq!(analysis.failures[0].time_to_remedy_seconds, Some(2 * DAY));
+}
+
+#[test]
+fn fixes_trailers_outside_the_history_or_ambiguous_are_reported() {
+    let trailers = [("Fixes", "0000000000aa"), ("fixes", "abcdef1")];
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "one", add_a()),
+        c(2, 0.1, "two", add_a()),
+        Spec {
+            trailers: &trailers,
+            ..c(900_000, 1.0, "handle it", vec![file("src/a.rs", &["y"], &[])])
+        },
+    ]);
+    // Two ids sharing a 7-digit prefix make that prefix ambiguous.
+    let mut commits = fixture.sorted();
+    commits[1].id = ObjectId::from_hex(format!("abcdef1{}2", "0".repeat(32)).as_bytes()).unwrap();
+    commits[2].id = ObjectId::from_hex(format!("abcdef1{}1", "0".repeat(32)).as_bytes()).unwrap();
+    let (analysis, _) = fixture.run_with(&commits, &spec());
+    let prefix = "abcdef1";
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                900_000,
+                None,
+                FailureKind::FixesTrailer,
+                "fixes-trailer.sha-outside-history",
+                ClassRule::AmbiguousFailingUnknown
+            ),
+            row(
+                900_000,
+                None,
+                FailureKind::FixesTrailer,
+                "fixes-trailer.sha-ambiguous",
+                ClassRule::AmbiguousFailingUnknown
+            ),
+        ]
+    );
+    let refs: Vec<Option<&str>> = analysis.failures.iter().map(|f| f.failing_ref.as_deref()).collect();
+    assert_eq!(refs, [Some("0000000000aa"), Some(prefix)]);
+    assert_eq!(
+        (analysis.history.shas_outside_history, analysis.history.shas_ambiguous),
+        (1, 1)
+    );
+    assert_eq!(analysis.failures[0].failing_surface, None);
+}
+
+#[test]
+fn fix_after_change_inside_the_window_links_the_most_recent_change_sharing_a_path() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 1.0, "add b", vec![file("src/b.rs", &["b"], &[])]),
+        // A fix is never a candidate change, but is itself a remedy of the same change.
+        c(
+            3,
+            2.0,
+            "Fix typo in a",
+            vec![file("src/a.rs", &["    let y = 1;"], &["    let x = 1;"])],
+        ),
+        c(
+            4,
+            3.0,
+            "fix: handle empty input",
+            vec![file("src/a.rs", &["if"], &[]), file("src/c.rs", &["c"], &[])],
+        ),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                4,
+                Some(1),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::SelfOtherFiles
+            ),
+            row(
+                3,
+                Some(1),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::ReviewLines
+            ),
+        ]
+    );
+    assert_eq!((analysis.history.fix_commits, analysis.history.fixes_linked), (2, 2));
+}
+
+#[test]
+fn fix_after_change_outside_the_window_is_unattributed() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            7.5,
+            "fix: handle empty input",
+            vec![file("src/a.rs", &["if"], &["}"])],
+        ),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [row(
+            2,
+            None,
+            FailureKind::FixAfterChange,
+            "fix-after-change.unattributed",
+            ClassRule::AmbiguousUnattributedFix
+        )]
+    );
+    assert_eq!(analysis.failures[0].time_to_remedy_seconds, None);
+    assert_eq!(analysis.history.unattributed_fixes, 1);
+
+    // Just inside the 7-day window it links.
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            7.0,
+            "fix: handle empty input",
+            vec![file("src/a.rs", &["if"], &["old"])],
+        ),
+    ]);
+    assert_eq!(
+        rows(&fixture.run()),
+        [row(
+            2,
+            Some(1),
+            FailureKind::FixAfterChange,
+            "fix-after-change.shared-path",
+            ClassRule::SelfOtherLines
+        )]
+    );
+}
+
+#[test]
+fn fix_with_no_attributable_change_is_ambiguous_not_guessed() {
+    let fixture = Fixture::new(vec![
+        c(
+            1,
+            0.0,
+            "add a",
+            vec![file("src/a.rs", &["a"], &[]), file("Cargo.lock", &["x"], &[])],
+        ),
+        c(2, 0.5, "Merge branch 'x'", vec![file("src/z.rs", &["z"], &[])]),
+        c(
+            3,
+            1.0,
+            "Fixed crash in z",
+            vec![file("src/z.rs", &["if"], &[]), file("Cargo.lock", &["y"], &[])],
+        ),
+    ]);
+    let mut commits = fixture.sorted();
+    commits[1].parents.push(oid(77)); // the merge: never a candidate change
+    let (analysis, _) = fixture.run_with(&commits, &spec());
+    assert_eq!(
+        rows(&analysis),
+        [row(
+            3,
+            None,
+            FailureKind::FixAfterChange,
+            "fix-after-change.unattributed",
+            ClassRule::AmbiguousUnattributedFix
+        )]
+    );
+}
+
+#[test]
+fn remedy_in_other_files_only_is_self_reflection() {
+    let value = hex(1);
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        Spec {
+            trailers: &[("Fixes", value.as_str())],
+            ..c(
+                2,
+                1.0,
+                "handle the caller",
+                vec![file("src/caller.rs", &["a()?;"], &["a();"])],
+            )
+        },
+    ]);
+    assert_eq!(
+        rows(&fixture.run()),
+        [row(
+            2,
+            Some(1),
+            FailureKind::FixesTrailer,
+            "fixes-trailer.sha",
+            ClassRule::SelfOtherFiles
+        )]
+    );
+}
+
+#[test]
+fn remedy_that_only_adds_lines_in_the_same_files_is_ambiguous() {
+    let value = hex(1);
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        Spec {
+            trailers: &[("Fixes", value.as_str())],
+            ..c(
+                2,
+                1.0,
+                "guard a",
+                vec![file("src/a.rs", &["    if x < 0 { return; }", ""], &[""])],
+            )
+        },
+    ]);
+    assert_eq!(
+        rows(&fixture.run()),
+        [row(
+            2,
+            Some(1),
+            FailureKind::FixesTrailer,
+            "fixes-trailer.sha",
+            ClassRule::AmbiguousAdditionsOnly
+        )]
+    );
+}
+
+#[test]
+fn ci_remedy_by_paths() {
+    let value = hex(1);
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        Spec {
+            trailers: &[("Fixes", value.as_str())],
+            ..c(
+                2,
+                1.0,
+                "make it pass",
+                vec![
+                    file("tests/a.rs", &["assert!(a())"], &["assert!(!a())"]),
+                    file(".github/workflows/ci.yml", &["x"], &[]),
+                    file("Cargo.toml", &["x"], &[]),
+                ],
+            )
+        },
+    ]);
+    assert_eq!(
+        rows(&fixture.run()),
+        [row(
+            2,
+            Some(1),
+            FailureKind::FixesTrailer,
+            "fixes-trailer.sha",
+            ClassRule::CiPaths
+        )]
+    );
+}
+
+#[test]
+fn ci_remedy_by_message() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            "fix(ci): flaky timeout in a",
+            vec![file("src/a.rs", &["x"], &["q"])],
+        ),
+        c(
+            3,
+            2.0,
+            "fix: compilation on windows",
+            vec![file("src/a.rs", &["y"], &["x"])],
+        ),
+    ]);
+    let linked = |n| {
+        row(
+            n,
+            Some(1),
+            FailureKind::FixAfterChange,
+            "fix-after-change.shared-path",
+            ClassRule::CiMessage,
+        )
+    };
+    assert_eq!(rows(&fixture.run()), [linked(3), linked(2)]);
+}
+
+#[test]
+fn review_visible_message_beats_self_reflection() {
+    let value = hex(1);
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        Spec {
+            trailers: &[("Fixes", value.as_str())],
+            ..c(
+                2,
+                1.0,
+                "Correct the naming of a's docs",
+                vec![file("src/other.rs", &["x"], &["y"])],
+            )
+        },
+    ]);
+    assert_eq!(
+        rows(&fixture.run()),
+        [row(
+            2,
+            Some(1),
+            FailureKind::FixesTrailer,
+            "fixes-trailer.sha",
+            ClassRule::ReviewMessage
+        )]
+    );
+}
+
+#[test]
+fn the_floor_of_the_failing_change_is_recorded() {
+    let message = format!(
+        "Revert \"add login\"\n\nThis reverts commit {}.\n\nLocks everyone out.",
+        hex(1)
+    );
+    let fixture = Fixture::new(vec![
+        c(
+            1,
+            0.0,
+            "add login",
+            vec![file("src/auth/login.rs", &["x"], &[]), file("README.md", &["y"], &[])],
+        ),
+        c(2, 0.25, &message, vec![]),
+    ]);
+    let analysis = fixture.run();
+    let failure = &analysis.failures[0];
+    assert_eq!(failure.rule, ClassRule::AmbiguousRevertUnlocated);
+    assert_eq!(
+        (failure.failing_surface, failure.floor_flagged),
+        (Some(Surface::Auth), Some(true))
+    );
+    assert_eq!(failure.rule, ClassRule::AmbiguousRevertUnlocated);
+    assert_eq!(analysis.by_surface.len(), 1);
+    assert_eq!(
+        (
+            analysis.by_surface[0].key.as_str(),
+            analysis.by_surface[0].counts.floor_flagged
+        ),
+        ("auth", 1)
+    );
+    assert_eq!(analysis.by_kind[0].key, "revert");
+}
+
+fn spec_with(min_classified: u64) -> P2Spec {
+    let mut spec = spec();
+    spec.kill.min_classified = min_classified;
+    spec
+}
+
+#[test]
+fn verdict_kill() {
+    // Wilson upper bound of 0/100: z²/(100 + z²) = 3.7%.
+    let verdict = decide(0, 100, &spec());
+    assert_eq!(verdict.kind, VerdictKind::Kill);
+    assert_eq!(
+        verdict.reasons,
+        ["only-self-reflection share 0.0% (0 of 100) < 5.0% and its interval [0.0%, 3.7%] lies below it"]
+    );
+    assert_eq!((verdict.n_required, verdict.n_still_needed), (50, 0));
+}
+
+#[test]
+fn verdict_pass() {
+    let verdict = decide(30, 100, &spec());
+    assert_eq!(verdict.kind, VerdictKind::Pass);
+    assert_eq!(
+        verdict.reasons,
+        ["only-self-reflection share 30.0% (30 of 100) >= 5.0% and its interval [21.9%, 39.6%] lies at or above it"]
+    );
+}
+
+#[test]
+fn verdict_inconclusive_by_n() {
+    let verdict = decide(0, 49, &spec());
+    assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+    assert_eq!(
+        verdict.reasons,
+        ["n = 49 classified failures is below the pre-registered minimum of 50"]
+    );
+    assert_eq!(verdict.n_still_needed, 1);
+}
+
+#[test]
+fn verdict_inconclusive_by_interval() {
+    let verdict = decide(2, 60, &spec());
+    assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+    assert_eq!(
+        verdict.reasons,
+        ["only-self-reflection share 3.3% (2 of 60) < 5.0%, but its interval [0.9%, 11.4%] straddles it"]
+    );
+    let verdict = decide(6, 60, &spec());
+    assert_eq!(verdict.kind, VerdictKind::Inconclusive);
+    assert_eq!(
+        verdict.reasons,
+        ["only-self-reflection share 10.0% (6 of 60) >= 5.0%, but its interval [4.7%, 20.1%] straddles it"]
+    );
+    // Zero failures with a minimum of 0 classified: no interval, still inconclusive.
+    assert_eq!(decide(0, 0, &spec_with(0)).kind, VerdictKind::Inconclusive);
+}
+
+fn synthetic(bucket: Bucket, n: usize) -> impl Iterator<Item = Failure> {
+    let rule = *ClassRule::ALL.iter().find(|rule| rule.bucket() == bucket).unwrap();
+    (0..n).map(move |i| Failure {
+        remedy: format!("{bucket}-{i}"),
+        remedy_short: String::new(),
+        failing: None,
+        failing_short: None,
+        failing_ref: None,
+        kind: FailureKind::FixesTrailer,
+        link_rule: LinkRule::FixesSha,
+        bucket,
+        rule,
+        time_to_remedy_seconds: Some(i as i64),
+        failing_surface: None,
+        floor_flagged: None,
+        subject: String::new(),
+    })
+}
+
+fn failures(ci: usize, review: usize, own: usize, ambiguous: usize) -> Vec<Failure> {
+    synthetic(Bucket::Ci, ci)
+        .chain(synthetic(Bucket::HumanReview, review))
+        .chain(synthetic(Bucket::SelfReflection, own))
+        .chain(synthetic(Bucket::Ambiguous, ambiguous))
+        .collect()
+}
+
+#[test]
+fn sensitivity_is_robust_when_the_extremes_agree() {
+    let analysis = aggregate(failures(100, 60, 40, 10), HistorySummary::default(), &spec());
+    let s = &analysis.sensitivity;
+    assert_eq!(
+        [&s.excluded, &s.all_self_reflection, &s.none_self_reflection].map(|x| (x.self_reflection, x.n, x.verdict)),
+        [
+            (40, 200, VerdictKind::Pass),
+            (50, 210, VerdictKind::Pass),
+            (40, 210, VerdictKind::Pass)
+        ]
+    );
+    assert!(s.robust);
+    assert_eq!(analysis.verdict.kind, VerdictKind::Pass);
+    assert_eq!(analysis.shares.self_reflection.unwrap().estimate, 0.2);
+    assert_eq!(analysis.shares.ambiguous.unwrap().estimate, 10.0 / 210.0);
+}
+
+#[test]
+fn sensitivity_is_not_robust_when_the_ambiguous_could_flip_it() {
+    let analysis = aggregate(failures(100, 0, 0, 30), HistorySummary::default(), &spec());
+    let s = &analysis.sensitivity;
+    assert_eq!(
+        [&s.excluded, &s.all_self_reflection, &s.none_self_reflection].map(|x| (x.self_reflection, x.n, x.verdict)),
+        [
+            (0, 100, VerdictKind::Kill),
+            (30, 130, VerdictKind::Pass),
+            (0, 130, VerdictKind::Kill)
+        ]
+    );
+    assert!(!s.robust);
+    assert_eq!(analysis.verdict.kind, VerdictKind::Kill);
+}
+
+#[test]
+fn time_to_remedy_quantiles_are_nearest_rank() {
+    let analysis = aggregate(failures(10, 0, 0, 0), HistorySummary::default(), &spec());
+    // 0..=9 seconds: median = sorted[ceil(5) - 1] = 4, p90 = sorted[ceil(9) - 1] = 8.
+    assert_eq!(
+        analysis.time_to_remedy,
+        TimeToRemedy {
+            n: 10,
+            median_seconds: Some(4),
+            p90_seconds: Some(8)
+        }
+    );
+    assert_eq!(TimeToRemedy::of(&Vec::<Failure>::new()), TimeToRemedy::default());
+}
+
+/// Every kind of remedy at once.
+fn mixed() -> Fixture {
+    let fixes = hex(1);
+    Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 0.5, "add b", vec![file("src/b.rs", &["b"], &[])]),
+        c(
+            3,
+            1.0,
+            &format!("Revert \"add b\"\n\nThis reverts commit {}.", hex(2)),
+            vec![],
+        ),
+        Spec {
+            trailers: &[("Fixes", fixes.as_str())],
+            ..c(
+                4,
+                1.5,
+                "a: off by one",
+                vec![file("src/a.rs", &["    let x = 0;"], &["    let x = 9;"])],
+            )
+        },
+        c(5, 2.0, "fix: a again", vec![file("src/a.rs", &["z"], &["fn a() {"])]),
+        c(6, 2.5, "fix: nothing before", vec![file("src/new.rs", &["z"], &[])]),
+    ])
+}
+
+#[test]
+fn diffs_are_requested_in_two_batches_paths_then_lines() {
+    let fixture = mixed();
+    let (analysis, calls) = fixture.run_with(&fixture.sorted(), &spec());
+    let summary: Vec<(DiffDetail, Vec<ObjectId>)> = calls.iter().map(|(ids, detail)| (*detail, ids.clone())).collect();
+    assert_eq!(
+        summary,
+        [
+            // Fixes, their candidates, the revert and its reverted change; newest first.
+            (DiffDetail::Paths, vec![oid(6), oid(5), oid(3), oid(2), oid(1)]),
+            // The Fixes remedy, the linked fix, and their failing change.
+            (DiffDetail::Lines, vec![oid(5), oid(4), oid(1)]),
+        ]
+    );
+    assert!(calls.len() as u64 <= MAX_DIFF_BATCHES);
+    assert_eq!(
+        (
+            analysis.history.diff_batches,
+            analysis.history.diffs_requested,
+            analysis.history.diffs_missing
+        ),
+        (2, 8, 0)
+    );
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                6,
+                None,
+                FailureKind::FixAfterChange,
+                "fix-after-change.unattributed",
+                ClassRule::AmbiguousUnattributedFix
+            ),
+            row(
+                5,
+                Some(1),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::ReviewLines
+            ),
+            row(
+                4,
+                Some(1),
+                FailureKind::FixesTrailer,
+                "fixes-trailer.sha",
+                ClassRule::SelfOtherLines
+            ),
+            row(
+                3,
+                Some(2),
+                FailureKind::Revert,
+                "revert.sha",
+                ClassRule::AmbiguousRevertNoReason
+            ),
+        ]
+    );
+
+    // Reverts only: one batch; nothing to remedy: none.
+    let reverts = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            &format!("Revert \"add a\"\n\nThis reverts commit {}.", hex(1)),
+            vec![],
+        ),
+    ]);
+    assert_eq!(reverts.run_with(&reverts.sorted(), &spec()).1.len(), 1);
+    let quiet = Fixture::new(vec![c(1, 0.0, "add a", add_a())]);
+    assert!(quiet.run_with(&quiet.sorted(), &spec()).1.is_empty());
+}
+
+#[test]
+fn analysis_is_deterministic_and_independent_of_input_order() {
+    let fixture = mixed();
+    let mut spec = spec();
+    spec.sample.per_bucket = 1;
+    let json = |commits: &[CommitRow]| serde_json::to_string(&fixture.run_with(commits, &spec).0).unwrap();
+    let sorted = fixture.sorted();
+    let mut shuffled = sorted.clone();
+    shuffled.reverse();
+    shuffled.swap(0, 2);
+    let mut duplicated = sorted.clone();
+    duplicated.extend(sorted.iter().take(2).cloned());
+    assert_eq!(json(&sorted), json(&sorted));
+    assert_eq!(json(&sorted), json(&shuffled));
+    let (with_duplicates, _) = fixture.run_with(&duplicated, &spec);
+    assert_eq!(with_duplicates.history.duplicate_commits, 2);
+    assert_eq!(with_duplicates.failures, fixture.run_with(&sorted, &spec).0.failures);
+}
+
+#[test]
+fn samples_take_the_first_by_the_seeded_hash() {
+    let mut spec = spec();
+    spec.sample.per_bucket = 3;
+    let all = failures(10, 0, 2, 0);
+    let analysis = aggregate(all.clone(), HistorySummary::default(), &spec);
+    let mut expected: Vec<(String, String)> = all[..10]
+        .iter()
+        .map(|f| {
+            (
+                sha256_hex(format!("{}\0{}\0", spec.sample.seed, f.remedy).as_bytes()),
+                f.remedy.clone(),
+            )
+        })
+        .collect();
+    expected.sort();
+    let sampled: Vec<&str> = analysis.samples[&Bucket::Ci]
+        .iter()
+        .map(|f| f.remedy.as_str())
+        .collect();
+    assert_eq!(
+        sampled,
+        expected[..3].iter().map(|(_, r)| r.as_str()).collect::<Vec<_>>()
+    );
+    assert_eq!(analysis.samples[&Bucket::SelfReflection].len(), 2);
+    assert!(analysis.samples[&Bucket::Ambiguous].is_empty());
+    assert_eq!(analysis.samples.len(), 4);
+    // Another seed, another (still deterministic) sample.
+    spec.sample.seed += 1;
+    let other = aggregate(all, HistorySummary::default(), &spec);
+    assert_ne!(other.samples[&Bucket::Ci], analysis.samples[&Bucket::Ci]);
+}
+
+#[test]
+fn merges_octopus_merges_huge_commits_and_odd_subjects_do_not_panic() {
+    let hex_1 = hex(1);
+    let huge: Vec<FileDiff> = (0..5_000)
+        .map(|i| file(&format!("src/gen/{i}.rs"), &["x"; 20], &[]))
+        .collect();
+    let mut fixture = Fixture::new(vec![
+        c(1, 0.0, "vendor everything", huge),
+        Spec {
+            parents: 3,
+            ..c(
+                2,
+                0.5,
+                "Merge branches 'a', 'b'",
+                vec![file("src/gen/1.rs", &["y"], &["x"])],
+            )
+        },
+        Spec {
+            parents: 2,
+            ..c(3, 0.6, "Revert \"vendor everything\"", vec![])
+        },
+        c(
+            4,
+            1.0,
+            &format!(
+                "Revert \"Merge branches\"\n\nThis reverts commit {}, reversing\nchanges made to {}.",
+                hex(2),
+                hex(1)
+            ),
+            vec![],
+        ),
+        c(
+            5,
+            1.5,
+            "fix: \u{202e}gnp.exe \u{1b}[31m 😀 \0 \"",
+            vec![file("src/gen/2.rs", &["y"], &["x"])],
+        ),
+        c(6, 1.6, "", vec![]),
+        c(7, 1.7, "Revert \"", vec![]),
+        c(8, 1.8, "Revert^ \"x\"", vec![]),
+        c(9, 1.9, &"Revert \"".repeat(10_000), vec![]),
+        c(10, 2.0, &format!("fix: {}", "é".repeat(500)), vec![]),
+        Spec {
+            trailers: &[("Fixes", hex_1.as_str())],
+            ..c(11, 2.1, "gen: drop a line", vec![file("src/gen/1.rs", &[], &["x"])])
+        },
+    ]);
+    fixture.commits[0].author_time = i64::MIN;
+    fixture.commits[0].commit_time = i64::MIN;
+    fixture.commits[1].commit_time = i64::MAX;
+    let analysis = fixture.run();
+    assert_eq!(analysis.history.merges, 2);
+    assert_eq!(analysis.history.merge_remedies_skipped, 1);
+    let octopus_revert = analysis.failures.iter().find(|f| f.remedy == hex(4)).unwrap();
+    assert_eq!(octopus_revert.failing.as_deref(), Some(hex(2).as_str()));
+    assert_eq!(octopus_revert.time_to_remedy_seconds, Some(T0 + DAY - i64::MAX));
+    let odd = analysis.failures.iter().find(|f| f.remedy == hex(5)).unwrap();
+    assert_eq!(odd.subject, "fix: \u{202e}gnp.exe \u{fffd}[31m 😀 \u{fffd} \"");
+    let long = analysis.failures.iter().find(|f| f.remedy == hex(10)).unwrap();
+    assert_eq!(long.subject.chars().count(), SUBJECT_MAX_CHARS);
+    assert!(long.subject.ends_with('…'));
+    let into_huge = analysis.failures.iter().find(|f| f.remedy == hex(11)).unwrap();
+    assert_eq!(
+        (into_huge.rule, into_huge.time_to_remedy_seconds),
+        (ClassRule::ReviewLines, Some(i64::MAX))
+    );
+    assert!(serde_json::to_string(&analysis).is_ok());
+}
+
+#[test]
+fn missing_diffs_are_counted_and_errors_returned() {
+    let fixture = mixed();
+    let mut none = |_: &[ObjectId], _: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> { Ok(Vec::new()) };
+    let analysis = analyze(&fixture.sorted(), &spec(), &mut none).unwrap();
+    assert_eq!(analysis.history.diffs_missing, analysis.history.diffs_requested);
+    assert!(analysis.failures.iter().all(|f| f.bucket == Bucket::Ambiguous));
+
+    let mut failing = |_: &[ObjectId], _: DiffDetail| -> Result<Vec<CommitDiff>, String> { Err("gone".into()) };
+    assert_eq!(analyze(&fixture.sorted(), &spec(), &mut failing).unwrap_err(), "gone");
+}
+
+#[test]
+fn rule_ids_are_unique_and_documented() {
+    let analysis = aggregate(Vec::new(), HistorySummary::default(), &spec());
+    assert_eq!(analysis.rules.len(), LinkRule::ALL.len() + ClassRule::ALL.len());
+    assert_eq!(serde_json::to_value(Bucket::HumanReview).unwrap(), "human-review");
+    assert_eq!(
+        serde_json::to_value(ClassRule::ReviewLines).unwrap(),
+        "human-review.lines"
+    );
+    assert_eq!(
+        serde_json::to_value(FailureKind::FixesTrailer).unwrap(),
+        "fixes-trailer"
+    );
+    assert_eq!(analysis.verdict.kind, VerdictKind::Inconclusive);
+}

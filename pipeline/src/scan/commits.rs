@@ -1,0 +1,83 @@
+//! The typed rows of a git history, as the P2 scanner ([`super::git`]) produces them and the P2 experiment
+//! consumes them. Plain data: no repository handle, no I/O.
+
+pub use gix::ObjectId;
+
+/// One commit of the walked history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitRow {
+    pub id: ObjectId,
+    /// In the commit's order: the first parent first. Empty for a root commit.
+    pub parents: Vec<ObjectId>,
+    /// Author time, seconds since the Unix epoch (the author's own offset is not needed for windows).
+    pub author_time: i64,
+    /// Committer time, seconds since the Unix epoch.
+    pub commit_time: i64,
+    /// The first line of the message (lossy UTF-8, no trailing newline).
+    pub subject: String,
+    /// The rest of the message after the subject and its blank separator line (lossy UTF-8), trailers included.
+    pub body: String,
+    /// `Token: value` trailers of the message's last paragraph, in order (git's trailer rules).
+    pub trailers: Vec<Trailer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trailer {
+    pub token: String,
+    pub value: String,
+}
+
+/// What a commit changed against its first parent (a root commit: against the empty tree), without rename
+/// detection, as `git show --name-only --no-renames --format= <sha>` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitDiff {
+    pub id: ObjectId,
+    /// Sorted by path (byte order), one entry per changed path.
+    pub files: Vec<FileDiff>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// The repository-relative path, `/`-separated, lossy UTF-8.
+    pub path: String,
+    pub change: FileChange,
+    /// Line counts as `git diff --numstat` gives them; 0 for binary files.
+    pub lines_added: u32,
+    pub lines_removed: u32,
+    pub binary: bool,
+    /// Hashes of the content of every added / removed line (without its line terminator), in diff order, when
+    /// line detail was requested; empty otherwise and for binary files. Used to compare two diffs line by line
+    /// (did a remedy remove or rewrite lines that the failing change added?).
+    pub added_line_hashes: Vec<u64>,
+    pub removed_line_hashes: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileChange {
+    Added,
+    Modified,
+    Deleted,
+    /// The type changed (file ↔ symlink ↔ submodule) or only the mode did.
+    TypeChanged,
+}
+
+/// How much of each requested commit's diff to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffDetail {
+    /// Paths and change kinds only (cheapest: tree diff, no blob reads).
+    Paths,
+    /// Paths plus line counts and line hashes.
+    Lines,
+}
+
+/// The stable hash of one line's bytes used in [`FileDiff`]'s line hashes (FNV-1a 64, so the value does not
+/// depend on the Rust version or a random seed).
+pub fn line_hash(line: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in line {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}

@@ -1,0 +1,1 @@
+//! The git history scanner (P2): being written.
