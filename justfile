@@ -57,9 +57,13 @@ sample-data:
 bench-p1 *rows:
     bench/p1.sh {{rows}}
 
-# P2 gate buckets (arrives with its issue).
+# P2 gate buckets over a repository's history: `just p2 --repo .` (every `phase0 p2` flag works)
 p2 *args:
-    @echo "phase0 p2 is not implemented yet" >&2; exit 2
+    cargo run --quiet --release --bin phase0 -- p2 {{args}}
+
+# P2 benchmark against `git log --name-only` on REPO (a clone of a large repository, e.g. git/git)
+bench-p2 REPO:
+    bench/p2.sh {{REPO}}
 
 # P3 detectability (arrives with its issue).
 p3 *args:

@@ -10,11 +10,11 @@ use capture::{DEFAULT_RISK_THRESHOLD, RiskVerdict, evaluate_risk_floor};
 pub const EXPERIMENTS: [(&str, &str); 3] = [
     (
         "P1 calibration",
-        "does self-reported confidence separate right from wrong work? (not implemented yet)",
+        "does self-reported confidence separate right from wrong work? (`phase0 p1 data/p1-corpus.jsonl`)",
     ),
     (
         "P2 gate buckets",
-        "which failures in git history would only self-reflection have caught? (not implemented yet)",
+        "which failures in git history would only self-reflection have caught? (below, on this repository)",
     ),
     (
         "P3 detectability",
@@ -32,6 +32,32 @@ pub struct CaptureOverview {
 pub enum DemoError {
     #[error(transparent)]
     Surface(#[from] capture::surface::SurfaceError),
+    #[error(transparent)]
+    Command(#[from] crate::commands::CommandError),
+}
+
+impl DemoError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DemoError::Surface(_) => crate::commands::exit::INPUT,
+            DemoError::Command(error) => error.exit_code(),
+        }
+    }
+}
+
+/// The whole demo: the capture view of `repo`, then P2 over its history with reports in `out/p2`.
+pub fn run(repo: &Path, out: &Path, source_date_epoch: Option<String>) -> Result<String, DemoError> {
+    let mut text = render(&capture_overview(repo)?);
+    let p2 = crate::commands::p2::run(&crate::commands::p2::P2Args {
+        repo: repo.to_path_buf(),
+        out: out.join("p2"),
+        source_date_epoch,
+        ..Default::default()
+    })?;
+    text.push('\n');
+    text.push_str(&p2.summary);
+    let _ = writeln!(text, "  reports         {}", out.join("p2").display());
+    Ok(text)
 }
 
 /// The change surface of the work tree containing `repo` and its risk-floor verdict at the default threshold.

@@ -26,6 +26,9 @@ enum Command {
         /// The repository to look at.
         #[arg(long, default_value = ".")]
         repo: PathBuf,
+        /// Where the demo's reports go.
+        #[arg(long, default_value = "reports/demo")]
+        out: PathBuf,
     },
     /// P1 calibration: does self-reported confidence separate right from wrong work?
     P1 {
@@ -53,6 +56,39 @@ enum Command {
         #[arg(long, value_name = "FIELD")]
         by: Vec<String>,
     },
+    /// P2 gate buckets: of the failures in git history, how many would only self-reflection have caught?
+    P2 {
+        /// The repository to scan (a work tree, a directory inside one, or a bare repository).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Walk the history reachable from this revision.
+        #[arg(long, default_value = "HEAD")]
+        rev: String,
+        /// Follow only first parents (like `git log --first-parent`).
+        #[arg(long)]
+        first_parent: bool,
+        /// Only commits whose committer time is at or after this (YYYY-MM-DD, UTC, or RFC 3339).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only commits whose committer time is at or before this (a date includes the whole day).
+        #[arg(long)]
+        until: Option<String>,
+        /// A pre-registration replacing the embedded experiments/p2.toml.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Where p2.json, p2.md and p2-failures.csv go.
+        #[arg(long, default_value = "reports/p2")]
+        out: PathBuf,
+        /// Print the report JSON instead of the summary block.
+        #[arg(long)]
+        json: bool,
+        /// The report date (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else the newest commit's time.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A directory with a p2.md.j2 that replaces the embedded template.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+    },
     /// Generate synthetic inputs deterministically.
     Synth {
         #[command(subcommand)]
@@ -76,16 +112,18 @@ enum Synth {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Demo { repo } => match pipeline::demo::capture_overview(&repo) {
-            Ok(overview) => {
-                print!("{}", pipeline::demo::render(&overview));
-                ExitCode::SUCCESS
+        Command::Demo { repo, out } => {
+            match pipeline::demo::run(&repo, &out, std::env::var("SOURCE_DATE_EPOCH").ok()) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("phase0: {error}");
+                    ExitCode::from(error.exit_code())
+                }
             }
-            Err(error) => {
-                eprintln!("phase0: {error}");
-                ExitCode::from(exit::INPUT)
-            }
-        },
+        }
         Command::P1 {
             corpus,
             prereg,
@@ -106,24 +144,34 @@ fn main() -> ExitCode {
                 templates,
                 by,
             };
-            match commands::p1::run(&args) {
-                Ok(outcome) => {
-                    let mut stdout = std::io::stdout().lock();
-                    let printed = if json {
-                        stdout.write_all(&outcome.json)
-                    } else {
-                        stdout.write_all(outcome.summary.as_bytes())
-                    };
-                    if printed.is_err() {
-                        return ExitCode::from(exit::RUNTIME);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("phase0: {error}");
-                    ExitCode::from(error.exit_code())
-                }
-            }
+            print_outcome(commands::p1::run(&args).map(|o| (o.summary, o.json)), json)
+        }
+        Command::P2 {
+            repo,
+            rev,
+            first_parent,
+            since,
+            until,
+            prereg,
+            out,
+            json,
+            as_of,
+            templates,
+        } => {
+            let args = commands::p2::P2Args {
+                repo,
+                rev: Some(rev),
+                first_parent,
+                since,
+                until,
+                prereg,
+                out,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                templates,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            };
+            print_outcome(commands::p2::run(&args).map(|o| (o.summary, o.json)), json)
         }
         Command::Synth {
             what: Synth::P1 { rows, seed, minimal },
@@ -147,6 +195,28 @@ fn main() -> ExitCode {
                     ExitCode::from(exit::RUNTIME)
                 }
             }
+        }
+    }
+}
+
+/// Prints a command's summary block (or its report JSON with `--json`) and maps errors to exit codes.
+fn print_outcome(outcome: Result<(String, Vec<u8>), commands::CommandError>, json: bool) -> ExitCode {
+    match outcome {
+        Ok((summary, report)) => {
+            let mut stdout = std::io::stdout().lock();
+            let printed = if json {
+                stdout.write_all(&report)
+            } else {
+                stdout.write_all(summary.as_bytes())
+            };
+            if printed.is_err() {
+                return ExitCode::from(exit::RUNTIME);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("phase0: {error}");
+            ExitCode::from(error.exit_code())
         }
     }
 }

@@ -2,6 +2,7 @@
 //! that map to the documented exit codes.
 
 pub mod p1;
+pub mod p2;
 pub mod synth;
 
 use std::path::{Path, PathBuf};

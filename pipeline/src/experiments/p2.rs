@@ -611,7 +611,13 @@ impl Parsed {
             hex: row.id.to_string(),
             merge: row.parents.len() > 1,
             revert: text::revert_form(&row.subject, &spec.revert),
-            marker_shas: text::marker_shas(&row.body, &spec.revert.sha_markers, spec.min_sha_len),
+            // The subject too: git's subject is the whole first paragraph, and a message without a blank line after
+            // its first line (`git-gui: Revert "…"` / `This reverts commit …`) has the marker there.
+            marker_shas: text::marker_shas(
+                &format!("{}\n{}", row.subject, row.body),
+                &spec.revert.sha_markers,
+                spec.min_sha_len,
+            ),
             fixes_shas,
             fixes_not_sha,
             fix: text::has_type(&row.subject, &spec.fix_after_change.types)

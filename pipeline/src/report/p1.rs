@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+pub use super::TemplateError;
 use super::envelope::Envelope;
 use super::svg;
 use crate::experiments::p1::{AucSummary, Metrics, P1Report};
@@ -80,13 +81,6 @@ pub fn formatted(metrics: &Metrics) -> serde_json::Value {
     })
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("template {name}: {message}")]
-pub struct TemplateError {
-    pub name: String,
-    pub message: String,
-}
-
 /// Renders `template` (the source of `p1.md.j2`) for the report in `envelope`.
 pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) -> Result<String, TemplateError> {
     #[derive(Serialize)]
@@ -149,22 +143,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
         roc_svg: ROC_SVG,
         reliability_svg: RELIABILITY_SVG,
     };
-    let error = |e: minijinja::Error| TemplateError {
-        name: "p1.md.j2".into(),
-        message: e.to_string(),
-    };
-    let mut env = minijinja::Environment::new();
-    env.add_template("p1.md.j2", template).map_err(error)?;
-    let rendered = env
-        .get_template("p1.md.j2")
-        .map_err(error)?
-        .render(minijinja::value::Serde(&view))
-        .map_err(error)?;
-    Ok(if rendered.ends_with('\n') {
-        rendered
-    } else {
-        rendered + "\n"
-    })
+    super::render_markdown("p1.md.j2", template, &view)
 }
 
 /// The ROC curve (through `roc_points`, from [`crate::stats::roc_curve`]) and the reliability diagram as

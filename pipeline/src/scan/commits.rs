@@ -13,9 +13,9 @@ pub struct CommitRow {
     pub author_time: i64,
     /// Committer time, seconds since the Unix epoch.
     pub commit_time: i64,
-    /// The first line of the message (lossy UTF-8, no trailing newline).
+    /// git's `%s`: the first paragraph of the message, its lines joined with a space (lossy UTF-8).
     pub subject: String,
-    /// The rest of the message after the subject and its blank separator line (lossy UTF-8), trailers included.
+    /// git's `%b`: the rest of the message after the first paragraph (lossy UTF-8), trailers included.
     pub body: String,
     /// `Token: value` trailers of the message's last paragraph, in order (git's trailer rules).
     pub trailers: Vec<Trailer>,

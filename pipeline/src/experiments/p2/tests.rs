@@ -161,6 +161,24 @@ fn add_a() -> Vec<FileDiff> {
     vec![file("src/a.rs", &["fn a() {", "    let x = 1;", "}"], &[])]
 }
 
+/// A message without a blank line after its first line: git's subject is the whole first paragraph, and the
+/// SHA marker is in it (git/git's `git-gui: Revert "…"` commits of 2007 are written this way).
+#[test]
+fn revert_marker_in_a_run_on_subject() {
+    let message = format!(
+        "git-gui: Revert \"add a\" This reverts commit {}.\n\nToo many complaints.",
+        hex(1)
+    );
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 1.0, &message, vec![file("src/a.rs", &[], &["fn a() {"])]),
+    ]);
+    let analysis = fixture.run();
+    assert_eq!(rows(&analysis)[0].1, Some(hex(1)));
+    assert_eq!(analysis.failures[0].link_rule, LinkRule::RevertSha);
+    assert_eq!(analysis.history.revert_commits, 1);
+}
+
 #[test]
 fn revert_with_sha() {
     let message = format!("Revert \"add a\"\n\nThis reverts commit {}.", hex(1));

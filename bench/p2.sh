@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# P2 benchmark: the whole `phase0 p2` run (walk, detect, diff what is needed, classify, reports) side by side with
+# `git log --no-renames --name-only --format=%H%x00%P%x00%at%x00%s` over the same history, at several revisions
+# of one repository (how time grows with the number of commits).
+#
+#   bench/p2.sh REPO [REV...]      default revisions: HEAD
+#
+# Needs hyperfine and GNU time (/usr/bin/time). Results: $OUT (default target/bench) as hyperfine JSON/Markdown,
+# plus peak memory lines printed at the end. Example (BENCHMARKS.md): bench/p2.sh ~/src/git v1.6.0 v2.20.0 HEAD
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-${CARGO_TARGET_DIR:-$here/target}/bench}
+work=${WORK:-/tmp/phase0-bench}
+runs=${RUNS:-3}
+repo=${1:?usage: bench/p2.sh REPO [REV...]}
+shift
+revs=("$@")
+[ ${#revs[@]} -gt 0 ] || revs=(HEAD)
+mkdir -p "$out" "$work"
+cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml" --bin phase0
+phase0=${CARGO_TARGET_DIR:-$here/target}/release/phase0
+
+for rev in "${revs[@]}"; do
+  commits=$(git -C "$repo" rev-list --count "$rev")
+  echo "$repo at $rev: $commits commits"
+  p2="$phase0 p2 --repo $repo --rev $rev --out $work/p2-$rev --as-of 2026-11-21"
+  log="git -C $repo -c core.quotePath=false log --no-renames --name-only --format=%H%x00%P%x00%at%x00%s $rev"
+  hyperfine --warmup 1 --runs "$runs" \
+    --export-json "$out/p2-$rev.json" --export-markdown "$out/p2-$rev.md" \
+    -n "phase0 p2 ($rev)" "$p2" \
+    -n "git log --name-only ($rev)" "$log > /dev/null"
+  for cmd in "$p2" "$log"; do
+    peak=$( { /usr/bin/time -f '%M' $cmd > /dev/null; } 2>&1 | tail -1 )
+    echo "peak RSS $((peak / 1024)) MiB: $cmd"
+  done
+done

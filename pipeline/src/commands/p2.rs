@@ -1,0 +1,204 @@
+//! `phase0 p2`: walk a repository's history, find its failures, sort them by the gate that could have caught
+//! them, decide under the prereg, write `p2.json`, `p2.md` and `p2-failures.csv`, and return the stdout block.
+
+use std::path::PathBuf;
+
+use super::{CommandError, write_all_atomically};
+use crate::experiments::p2;
+use crate::prereg::Prereg;
+use crate::report::envelope::{self, Envelope, PreregRef, Status};
+use crate::report::p2::{self as render, P2Report, RepositorySummary};
+use crate::scan::git::{self, HeadState, WalkOptions};
+
+#[derive(Debug, Clone, Default)]
+pub struct P2Args {
+    pub repo: PathBuf,
+    pub rev: Option<String>,
+    pub first_parent: bool,
+    /// `--since` / `--until`: a date (`YYYY-MM-DD`, UTC; `--until` includes the whole day) or an RFC 3339 time.
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub prereg: Option<PathBuf>,
+    pub out: PathBuf,
+    pub as_of: Option<String>,
+    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    pub source_date_epoch: Option<String>,
+    /// A directory whose `p2.md.j2` replaces the embedded template.
+    pub templates: Option<PathBuf>,
+    /// Show a spinner on stderr (the caller decides: only when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct P2Outcome {
+    pub summary: String,
+    pub json: Vec<u8>,
+    pub written: Vec<PathBuf>,
+}
+
+/// A `--since`/`--until` bound in Unix seconds. A bare date is midnight UTC for `--since` and the last second of
+/// that day for `--until`, so `--since D --until D` keeps the whole day.
+fn time_bound(flag: &str, value: &str, end_of_day: bool) -> Result<i64, CommandError> {
+    let value = value.trim();
+    if let Ok(timestamp) = value.parse::<jiff::Timestamp>() {
+        return Ok(timestamp.as_second());
+    }
+    value
+        .parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|date| date.to_zoned(jiff::tz::TimeZone::UTC).ok())
+        .map(|zoned| zoned.timestamp().as_second() + if end_of_day { 86_399 } else { 0 })
+        .ok_or_else(|| {
+            CommandError::Input(format!(
+                "{flag} {value:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+            ))
+        })
+}
+
+fn rfc3339(seconds: i64) -> String {
+    jiff::Timestamp::from_second(seconds)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| seconds.to_string())
+}
+
+struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    fn new(enabled: bool) -> Self {
+        Self(enabled.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        }))
+    }
+
+    fn say(&self, message: String) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(message);
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    let prereg = Prereg::p2(args.prereg.as_deref()).map_err(|e| input(&e))?;
+    let template = match &args.templates {
+        None => render::P2_TEMPLATE.to_string(),
+        Some(dir) => {
+            let path = dir.join("p2.md.j2");
+            std::fs::read_to_string(&path).map_err(|error| {
+                CommandError::Input(format!("{}: cannot read the template: {error}", path.display()))
+            })?
+        }
+    };
+    let since = args
+        .since
+        .as_deref()
+        .map(|v| time_bound("--since", v, false))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|v| time_bound("--until", v, true))
+        .transpose()?;
+    // Checked before the scan, which can take a while on a large repository.
+    let as_of_checked = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
+        .map_err(|e| input(&e))?;
+
+    let spinner = Spinner::new(args.progress);
+    spinner.say(format!("opening {}", args.repo.display()));
+    let repo = git::open(&args.repo).map_err(|e| input(&e))?;
+    spinner.say("walking the history".to_string());
+    let options = WalkOptions {
+        rev: args.rev.clone(),
+        first_parent: args.first_parent,
+        since,
+        until,
+    };
+    let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
+    spinner.say(format!("{} commits: finding failures", history.commits.len()));
+    let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |ids, detail| {
+        spinner.say(format!("diffing {} commits", ids.len()));
+        git::diffs(&repo, ids, detail)
+    })
+    .map_err(|e| input(&e))?;
+    drop(spinner);
+
+    let newest = history.commits.iter().map(|c| c.commit_time).max();
+    let generated_at = match as_of_checked {
+        Some(at) => Some(at),
+        None => envelope::generated_at(None, None, newest).map_err(|e| input(&e))?,
+    };
+    let repository = RepositorySummary {
+        path: args.repo.display().to_string(),
+        rev: history.rev.clone(),
+        tip: history.tip.map(|id| id.to_string()),
+        head: match &history.head {
+            HeadState::Branch(name) => format!("branch {name}"),
+            HeadState::Detached => "detached HEAD".to_string(),
+            HeadState::Unborn { branch } => format!("unborn branch {branch}"),
+        },
+        first_parent: args.first_parent,
+        since: since.map(rfc3339),
+        until: until.map(rfc3339),
+        commits_walked: history.commits.len() as u64,
+        shallow: history.shallow,
+        non_utf8_messages: history.non_utf8_messages,
+    };
+    let prereg_ref = PreregRef {
+        path: prereg.source.clone(),
+        sha256: prereg.sha256.clone(),
+    };
+    let mut report = Envelope::new("phase0 p2", prereg_ref, generated_at, P2Report { repository, analysis });
+    if history.shallow {
+        report.status = Status::Partial;
+        report.error_code = Some("shallow-history".to_string());
+    }
+    report.artifacts = vec!["p2.json".into(), "p2.md".into(), render::FAILURES_CSV.into()];
+    let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
+    let csv = render::failures_csv(&report.report.analysis.failures).map_err(|e| input(&e))?;
+    let json = report.to_json().map_err(|e| input(&e))?;
+    let files = vec![
+        ("p2.json".to_string(), json.clone()),
+        ("p2.md".to_string(), markdown.into_bytes()),
+        (render::FAILURES_CSV.to_string(), csv),
+    ];
+    let written = write_all_atomically(&args.out, &files)?;
+    Ok(P2Outcome {
+        summary: render::stdout_block(&report, &prereg.spec),
+        json,
+        written,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_bounds() {
+        assert_eq!(time_bound("--since", "2026-11-21", false).unwrap(), 1_795_219_200);
+        assert_eq!(
+            time_bound("--until", "2026-11-21", true).unwrap(),
+            1_795_219_200 + 86_399
+        );
+        assert_eq!(
+            time_bound("--since", "2026-11-21T01:00:00+01:00", false).unwrap(),
+            1_795_219_200
+        );
+        let error = time_bound("--since", "last week", false).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "--since \"last week\" is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! P2's renderers: the markdown report (`templates/p2.md.j2`), the per-failure CSV, and the stdout block.
+
+use serde::Serialize;
+
+use super::TemplateError;
+use super::envelope::Envelope;
+use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
+use crate::prereg::P2Spec;
+use crate::stats::Interval;
+
+/// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.
+pub const P2_TEMPLATE: &str = include_str!("../../../templates/p2.md.j2");
+pub const FAILURES_CSV: &str = "p2-failures.csv";
+
+/// The body of `p2.json`: what was scanned and what the experiment found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct P2Report {
+    pub repository: RepositorySummary,
+    pub analysis: P2Analysis,
+}
+
+/// The repository and the part of its history that was walked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepositorySummary {
+    /// As given on the command line.
+    pub path: String,
+    pub rev: String,
+    /// The commit `rev` resolved to; `None` for an unborn `HEAD`.
+    pub tip: Option<String>,
+    /// `branch <name>`, `detached` or `unborn <name>`.
+    pub head: String,
+    pub first_parent: bool,
+    /// The committer-time bounds given (`--since` / `--until`), as RFC 3339.
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub commits_walked: u64,
+    /// A shallow clone: the history stops at its boundary, so older failures are invisible.
+    pub shallow: bool,
+    pub non_utf8_messages: u64,
+}
+
+fn percent(interval: &Option<Interval>) -> String {
+    interval.map_or_else(|| "undefined".to_string(), |i| format!("{:.1}%", i.estimate * 100.0))
+}
+
+fn percent_ci(interval: &Option<Interval>) -> String {
+    interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
+}
+
+/// A duration in seconds as the report prints it: `3.5 d`, `4.0 h`, `12 min`, `40 s`.
+fn duration(seconds: Option<i64>) -> String {
+    let Some(s) = seconds else {
+        return "–".to_string();
+    };
+    let abs = s.unsigned_abs() as f64;
+    let sign = if s < 0 { "-" } else { "" };
+    if abs >= 86_400.0 {
+        format!("{sign}{:.1} d", abs / 86_400.0)
+    } else if abs >= 3_600.0 {
+        format!("{sign}{:.1} h", abs / 3_600.0)
+    } else if abs >= 60.0 {
+        format!("{sign}{:.0} min", abs / 60.0)
+    } else {
+        format!("{sign}{abs:.0} s")
+    }
+}
+
+fn time_to_remedy(t: &TimeToRemedy) -> serde_json::Value {
+    serde_json::json!({"n": t.n, "median": duration(t.median_seconds), "p90": duration(t.p90_seconds)})
+}
+
+fn group_rows(groups: &[Group]) -> Vec<serde_json::Value> {
+    groups
+        .iter()
+        .map(|g| {
+            serde_json::json!({
+                "key": g.key,
+                "total": g.counts.total,
+                "ci": g.counts.ci,
+                "human_review": g.counts.human_review,
+                "self_reflection": g.counts.self_reflection,
+                "ambiguous": g.counts.ambiguous,
+                "self_reflection_share": percent(&g.shares.self_reflection),
+                "self_reflection_ci": percent_ci(&g.shares.self_reflection),
+                "median_time_to_remedy": duration(g.time_to_remedy.median_seconds),
+            })
+        })
+        .collect()
+}
+
+fn scenario(s: &Scenario) -> serde_json::Value {
+    serde_json::json!({
+        "share": percent(&s.share),
+        "ci": percent_ci(&s.share),
+        "self_reflection": s.self_reflection,
+        "n": s.n,
+        "verdict": s.verdict.to_string(),
+    })
+}
+
+fn failure_row(f: &Failure) -> serde_json::Value {
+    serde_json::json!({
+        "remedy": f.remedy_short,
+        "failing": f.failing_short.as_deref().or(f.failing_ref.as_deref()).unwrap_or("–"),
+        "kind": f.kind.id(),
+        "rule": serde_json::to_value(f.rule).unwrap_or_default(),
+        "subject": f.subject.replace('|', "\\|"),
+    })
+}
+
+/// The numbers as the report prints them (formatting is layout, done once here so templates stay dumb).
+pub fn formatted(analysis: &P2Analysis) -> serde_json::Value {
+    let shares = &analysis.shares;
+    serde_json::json!({
+        "ci": percent(&shares.ci),
+        "ci_ci": percent_ci(&shares.ci),
+        "human_review": percent(&shares.human_review),
+        "human_review_ci": percent_ci(&shares.human_review),
+        "self_reflection": percent(&shares.self_reflection),
+        "self_reflection_ci": percent_ci(&shares.self_reflection),
+        "ambiguous": percent(&shares.ambiguous),
+        "ambiguous_ci": percent_ci(&shares.ambiguous),
+        "threshold": format!("{:.1}%", analysis.threshold * 100.0),
+        "sensitivity": {
+            "excluded": scenario(&analysis.sensitivity.excluded),
+            "all": scenario(&analysis.sensitivity.all_self_reflection),
+            "none": scenario(&analysis.sensitivity.none_self_reflection),
+            "robust": analysis.sensitivity.robust,
+        },
+        "time_to_remedy": time_to_remedy(&analysis.time_to_remedy),
+        "by_surface": group_rows(&analysis.by_surface),
+        "by_kind": group_rows(&analysis.by_kind),
+        "samples": Bucket::ALL
+            .iter()
+            .map(|bucket| serde_json::json!({
+                "bucket": bucket.id(),
+                "failures": analysis
+                    .samples
+                    .get(bucket)
+                    .map(|failures| failures.iter().map(failure_row).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            }))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// Renders `template` (the source of `p2.md.j2`) for the report in `envelope`.
+pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) -> Result<String, TemplateError> {
+    #[derive(Serialize)]
+    struct View<'a> {
+        prereg_title: &'a str,
+        kill_text: &'a str,
+        hypothesis: &'a str,
+        generated_at: &'a str,
+        prereg_path: &'a str,
+        prereg_sha256: &'a str,
+        repository: &'a RepositorySummary,
+        analysis: &'a P2Analysis,
+        interval_label: String,
+        fmt: serde_json::Value,
+        failures_csv: &'static str,
+    }
+    let analysis = &envelope.report.analysis;
+    let view = View {
+        prereg_title: &spec.title,
+        kill_text: &spec.kill.text,
+        hypothesis: &spec.hypothesis,
+        generated_at: envelope
+            .generated_at
+            .as_deref()
+            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        prereg_path: &envelope.prereg.path,
+        prereg_sha256: &envelope.prereg.sha256,
+        repository: &envelope.report.repository,
+        analysis,
+        interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
+        fmt: formatted(analysis),
+        failures_csv: FAILURES_CSV,
+    };
+    super::render_markdown("p2.md.j2", template, &view)
+}
+
+/// One row of `p2-failures.csv`.
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    remedy: &'a str,
+    failing: Option<&'a str>,
+    failing_ref: Option<&'a str>,
+    kind: &'static str,
+    link_rule: String,
+    bucket: &'static str,
+    rule: String,
+    time_to_remedy_seconds: Option<i64>,
+    failing_surface: Option<String>,
+    floor_flagged: Option<bool>,
+    subject: &'a str,
+}
+
+/// Every failure as CSV (RFC 4180, a header row, remedies newest first as in the report).
+pub fn failures_csv(failures: &[Failure]) -> Result<Vec<u8>, csv::Error> {
+    let id = |value: serde_json::Value| value.as_str().unwrap_or_default().to_string();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for f in failures {
+        writer.serialize(CsvRow {
+            remedy: &f.remedy,
+            failing: f.failing.as_deref(),
+            failing_ref: f.failing_ref.as_deref(),
+            kind: f.kind.id(),
+            link_rule: id(serde_json::to_value(f.link_rule).unwrap_or_default()),
+            bucket: f.bucket.id(),
+            rule: id(serde_json::to_value(f.rule).unwrap_or_default()),
+            time_to_remedy_seconds: f.time_to_remedy_seconds,
+            failing_surface: f
+                .failing_surface
+                .map(|s| id(serde_json::to_value(s).unwrap_or_default())),
+            floor_flagged: f.floor_flagged,
+            subject: &f.subject,
+        })?;
+    }
+    if failures.is_empty() {
+        // A header row even without failures, so the file always has the same columns.
+        writer.write_record([
+            "remedy",
+            "failing",
+            "failing_ref",
+            "kind",
+            "link_rule",
+            "bucket",
+            "rule",
+            "time_to_remedy_seconds",
+            "failing_surface",
+            "floor_flagged",
+            "subject",
+        ])?;
+    }
+    writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
+
+/// The block `phase0 p2` prints: the kill condition verbatim, the numbers behind it, the verdict, the prereg hash.
+pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
+    let repo = &envelope.report.repository;
+    let a = &envelope.report.analysis;
+    let fmt = formatted(a);
+    let text = |path: &[&str]| {
+        let mut value = &fmt;
+        for key in path {
+            value = &value[*key];
+        }
+        value.as_str().unwrap_or_default().to_string()
+    };
+    let mut out = String::new();
+    out.push_str(&format!(
+        "P2 gate buckets — kill condition (pre-registered): {}\n",
+        spec.kill.text
+    ));
+    out.push_str(&format!(
+        "  history         {} at {} ({}), {} commits{}\n",
+        repo.path,
+        repo.rev,
+        repo.tip.as_deref().map_or("unborn", |tip| &tip[..tip.len().min(12)]),
+        repo.commits_walked,
+        if repo.shallow {
+            ", shallow clone: history truncated"
+        } else {
+            ""
+        }
+    ));
+    out.push_str(&format!(
+        "  failures        {}: ci {}, human review {}, self-reflection {}, ambiguous {}\n",
+        a.counts.total, a.counts.ci, a.counts.human_review, a.counts.self_reflection, a.counts.ambiguous
+    ));
+    out.push_str(&format!(
+        "  self-reflection {} of {} classified = {} {}\n",
+        a.counts.self_reflection,
+        a.counts.classified,
+        text(&["self_reflection"]),
+        text(&["self_reflection_ci"])
+    ));
+    out.push_str(&format!(
+        "  sensitivity     ambiguous left out {}, all self-reflection {}, none {}: {}\n",
+        text(&["sensitivity", "excluded", "share"]),
+        text(&["sensitivity", "all", "share"]),
+        text(&["sensitivity", "none", "share"]),
+        if a.sensitivity.robust {
+            "robust"
+        } else {
+            "NOT robust (the ambiguous failures could change the verdict)"
+        }
+    ));
+    out.push_str(&format!(
+        "  verdict         {}: {}\n",
+        a.verdict.kind,
+        a.verdict.reasons.join("; ")
+    ));
+    if a.verdict.n_still_needed > 0 {
+        out.push_str(&format!(
+            "  failures needed {} more classified ({} in all)\n",
+            a.verdict.n_still_needed, a.verdict.n_required
+        ));
+    }
+    out.push_str(&format!(
+        "  prereg          {} sha256 {}\n",
+        envelope.prereg.path, envelope.prereg.sha256
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(None), "–");
+        assert_eq!(duration(Some(40)), "40 s");
+        assert_eq!(duration(Some(720)), "12 min");
+        assert_eq!(duration(Some(4 * 3600)), "4.0 h");
+        assert_eq!(duration(Some(3 * 86_400 + 43_200)), "3.5 d");
+        assert_eq!(duration(Some(-7200)), "-2.0 h");
+    }
+
+    #[test]
+    fn an_empty_failure_table_still_has_its_header() {
+        let csv = failures_csv(&[]).unwrap();
+        assert_eq!(
+            String::from_utf8(csv).unwrap(),
+            "remedy,failing,failing_ref,kind,link_rule,bucket,rule,time_to_remedy_seconds,failing_surface,floor_flagged,subject\n"
+        );
+    }
+}

@@ -1,0 +1,1323 @@
+//! The P2 git scanner against the real `git` binary. Fixtures are built by the scripts in `tests/fixtures/git/`
+//! in a tempdir with an isolated git environment, and every value the scanner reports is compared, commit by
+//! commit, with what git prints for the same commit; each test also pins specific values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pipeline::scan::commits::{CommitDiff, CommitRow, DiffDetail, FileChange, FileDiff, ObjectId, Trailer, line_hash};
+use pipeline::scan::git::{self, GitScanError, HeadState, History, WalkOptions};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fixtures and the git binary
+
+/// A git command isolated from the machine's configuration and environment.
+fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC");
+    cmd
+}
+
+fn run(mut cmd: Command) -> Vec<u8> {
+    let out = cmd.output().expect("run a command");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A repository built by a fixture script in a tempdir (removed on drop).
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Fixture {
+    fn build(script: &str) -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&root).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/git")
+            .join(script);
+        let mut cmd = isolated("bash", &root, &home);
+        cmd.arg(script).arg(&root);
+        run(cmd);
+        Fixture { _tmp: tmp, root, home }
+    }
+
+    fn path(&self, sub: &str) -> PathBuf {
+        if sub.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(sub)
+        }
+    }
+
+    fn git<I, S>(&self, sub: &str, args: I) -> Vec<u8>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = isolated("git", &self.path(sub), &self.home);
+        cmd.args(args);
+        run(cmd)
+    }
+
+    fn rev(&self, sub: &str, rev: &str) -> ObjectId {
+        let out = self.git(sub, ["rev-parse", "--verify", rev]);
+        ObjectId::from_hex(out.trim_ascii()).unwrap()
+    }
+
+    fn open(&self, sub: &str) -> gix::ThreadSafeRepository {
+        git::open(&self.path(sub)).unwrap()
+    }
+}
+
+fn oid(hex: &[u8]) -> ObjectId {
+    ObjectId::from_hex(hex).unwrap_or_else(|_| panic!("not an object id: {:?}", String::from_utf8_lossy(hex)))
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// One commit as `git log` shows it.
+#[derive(Debug)]
+struct GitCommit {
+    id: ObjectId,
+    parents: Vec<ObjectId>,
+    author_time: i64,
+    commit_time: i64,
+    subject: String,
+    body: String,
+    trailers: Vec<Trailer>,
+}
+
+/// `git log <args>` in its default order, parsed.
+fn git_log(fx: &Fixture, sub: &str, args: &[&str]) -> Vec<GitCommit> {
+    let format = "--format=tformat:%H%x00%P%x00%at%x00%ct%x00%s%x00%b%x00\
+                  %(trailers:only,unfold,separator=%x1f,key_value_separator=%x1e)%x01";
+    let mut all = vec!["log", format];
+    all.extend_from_slice(args);
+    let out = fx.git(sub, &all);
+    out.split_str_all(b"\x01\n")
+        .map(|record| {
+            let fields: Vec<&[u8]> = record.split(|&b| b == 0).collect();
+            assert_eq!(fields.len(), 7, "{:?}", lossy(record));
+            GitCommit {
+                id: oid(fields[0]),
+                parents: fields[1]
+                    .split(|&b| b == b' ')
+                    .filter(|p| !p.is_empty())
+                    .map(oid)
+                    .collect(),
+                author_time: lossy(fields[2]).parse().unwrap(),
+                commit_time: lossy(fields[3]).parse().unwrap(),
+                subject: lossy(fields[4]),
+                body: lossy(fields[5]),
+                trailers: fields[6]
+                    .split(|&b| b == 0x1f)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| {
+                        let (token, value) = t.split_at(t.iter().position(|&b| b == 0x1e).unwrap());
+                        Trailer {
+                            token: lossy(token),
+                            value: lossy(&value[1..]),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+trait SplitAll {
+    fn split_str_all<'a>(&'a self, sep: &'a [u8]) -> Box<dyn Iterator<Item = &'a [u8]> + 'a>;
+}
+
+impl SplitAll for Vec<u8> {
+    /// Splits on `sep`, dropping a trailing empty piece.
+    fn split_str_all<'a>(&'a self, sep: &'a [u8]) -> Box<dyn Iterator<Item = &'a [u8]> + 'a> {
+        let mut rest: &[u8] = self;
+        Box::new(std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            match rest.windows(sep.len()).position(|w| w == sep) {
+                Some(pos) => {
+                    let piece = &rest[..pos];
+                    rest = &rest[pos + sep.len()..];
+                    Some(piece)
+                }
+                None => Some(std::mem::take(&mut rest)),
+            }
+        }))
+    }
+}
+
+/// The arguments selecting a commit's diff the way the brief defines it: against the first parent, a root (or
+/// shallow boundary) commit with `git show`.
+fn diff_command(row_parents: &[ObjectId], id: ObjectId, options: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    if row_parents.is_empty() {
+        args.extend(["show".into(), "--format=".into(), "--no-renames".into()]);
+        args.extend(options.iter().map(|s| s.to_string()));
+        args.push(id.to_string());
+    } else {
+        args.extend(["diff".into(), "--no-renames".into()]);
+        args.extend(options.iter().map(|s| s.to_string()));
+        args.push(format!("{id}^1"));
+        args.push(id.to_string());
+    }
+    args
+}
+
+fn nul_fields(out: &[u8]) -> Vec<&[u8]> {
+    out.split(|&b| b == 0).filter(|f| !f.is_empty()).collect()
+}
+
+/// `--name-only -z`: the paths, as git lists them.
+fn git_paths(fx: &Fixture, sub: &str, parents: &[ObjectId], id: ObjectId) -> Vec<String> {
+    let out = fx.git(sub, diff_command(parents, id, &["--name-only", "-z"]));
+    nul_fields(&out).into_iter().map(lossy).collect()
+}
+
+/// One entry of `--raw -z --no-abbrev`.
+#[derive(Debug)]
+struct RawEntry {
+    raw_path: Vec<u8>,
+    old_mode: String,
+    new_mode: String,
+    old_id: String,
+    new_id: String,
+    status: u8,
+}
+
+fn git_raw(fx: &Fixture, sub: &str, parents: &[ObjectId], id: ObjectId) -> BTreeMap<String, RawEntry> {
+    let out = fx.git(sub, diff_command(parents, id, &["--raw", "-z", "--no-abbrev"]));
+    let fields = nul_fields(&out);
+    fields
+        .chunks(2)
+        .map(|pair| {
+            let meta: Vec<&str> = std::str::from_utf8(pair[0])
+                .unwrap()
+                .trim_start_matches(':')
+                .split(' ')
+                .collect();
+            (
+                lossy(pair[1]),
+                RawEntry {
+                    raw_path: pair[1].to_vec(),
+                    old_mode: meta[0].into(),
+                    new_mode: meta[1].into(),
+                    old_id: meta[2].into(),
+                    new_id: meta[3].into(),
+                    status: meta[4].as_bytes()[0],
+                },
+            )
+        })
+        .collect()
+}
+
+/// `--numstat -z`: `None` for binary files (`-\t-`).
+fn git_numstat(fx: &Fixture, sub: &str, parents: &[ObjectId], id: ObjectId) -> BTreeMap<String, Option<(u32, u32)>> {
+    let out = fx.git(sub, diff_command(parents, id, &["--numstat", "-z"]));
+    nul_fields(&out).into_iter().map(parse_numstat).collect()
+}
+
+/// A `--numstat` entry: the path and `(added, removed)`, `None` for a binary file.
+type Numstat = (String, Option<(u32, u32)>);
+
+fn parse_numstat(field: &[u8]) -> Numstat {
+    let mut parts = field.splitn(3, |&b| b == b'\t');
+    let (added, removed, path) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+    let counts = (added != b"-").then(|| (lossy(added).parse().unwrap(), lossy(removed).parse().unwrap()));
+    (lossy(path.trim_ascii_start()), counts)
+}
+
+/// The added and removed lines of one file's `-U0` patch, hashed. The pathspec also matches a directory of the
+/// same name, so only the section whose `a/` or `b/` name is the path itself is read.
+fn git_line_hashes(fx: &Fixture, parents: &[ObjectId], id: ObjectId, raw_path: &[u8]) -> (Vec<u64>, Vec<u64>) {
+    let mut args: Vec<&OsStr> = ["-c", "core.quotePath=false", "--literal-pathspecs"]
+        .map(OsStr::new)
+        .to_vec();
+    let command = diff_command(parents, id, &["-U0", "--no-color"]);
+    args.extend(command.iter().map(OsStr::new));
+    args.push(OsStr::new("--"));
+    args.push(OsStr::from_bytes(raw_path));
+    let out = fx.git("", args);
+    let old_name = [b"--- a/".as_slice(), raw_path].concat();
+    let new_name = [b"+++ b/".as_slice(), raw_path].concat();
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    let (mut in_hunks, mut selected) = (false, false);
+    for line in out.split(|&b| b == b'\n') {
+        if line.starts_with(b"diff --git ") {
+            (in_hunks, selected) = (false, false);
+        } else if !in_hunks && (line == old_name.as_slice() || line == new_name.as_slice()) {
+            selected = true;
+        } else if line.starts_with(b"@@") {
+            in_hunks = true;
+        } else if in_hunks && selected && line.first() == Some(&b'+') {
+            added.push(line_hash(&line[1..]));
+        } else if in_hunks && selected && line.first() == Some(&b'-') {
+            removed.push(line_hash(&line[1..]));
+        }
+    }
+    (added, removed)
+}
+
+fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v
+}
+
+fn by_subject<'a>(history: &'a History, subject: &str) -> &'a CommitRow {
+    history
+        .commits
+        .iter()
+        .find(|c| c.subject == subject)
+        .unwrap_or_else(|| panic!("no commit {subject:?}"))
+}
+
+fn files(diff: &CommitDiff) -> Vec<(&str, FileChange)> {
+    diff.files.iter().map(|f| (f.path.as_str(), f.change)).collect()
+}
+
+fn one_diff(repo: &gix::ThreadSafeRepository, id: ObjectId, detail: DiffDetail) -> CommitDiff {
+    git::diffs(repo, &[id], detail).unwrap().pop().unwrap()
+}
+
+fn file<'a>(diff: &'a CommitDiff, path: &str) -> &'a FileDiff {
+    diff.files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no {path} in {diff:?}"))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Walk
+
+#[test]
+fn walk_matches_git_log_commit_by_commit() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let expected = git_log(&fx, "", &[]);
+
+    assert_eq!(history.rev, "HEAD");
+    assert_eq!(history.head, HeadState::Branch("main".into()));
+    assert_eq!(history.tip, Some(fx.rev("", "HEAD")));
+    assert!(!history.shallow);
+    assert_eq!(history.commits.len(), 23);
+    assert_eq!(history.non_utf8_messages, 2, "the raw-byte message and the Latin-1 one");
+    // Same commits, same order (newest first; the tie between main and topic in walk order: first parent first).
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    let git_ids: Vec<ObjectId> = expected.iter().map(|c| c.id).collect();
+    assert_eq!(ids, git_ids);
+    for (row, git) in history.commits.iter().zip(&expected) {
+        assert_eq!(row.parents, git.parents, "{}", row.id);
+        assert_eq!(row.author_time, git.author_time, "{}", row.id);
+        assert_eq!(row.commit_time, git.commit_time, "{}", row.id);
+        assert_eq!(row.subject, git.subject, "{}", row.id);
+        assert_eq!(row.body, git.body, "{}", row.id);
+    }
+    assert!(history.commits.windows(2).all(|w| w[0].commit_time >= w[1].commit_time));
+
+    // Specific values.
+    let root = history.commits.last().unwrap();
+    assert_eq!((root.subject.as_str(), root.body.as_str()), ("Initial commit", ""));
+    assert_eq!((root.author_time, root.commit_time), (1_700_003_000, 1_700_003_600));
+    assert!(root.parents.is_empty());
+    let tie = history
+        .commits
+        .iter()
+        .position(|c| c.subject == "Main: tied time")
+        .unwrap();
+    assert_eq!(tie, 7);
+    assert_eq!(history.commits[tie + 1].subject, "Topic: second (tied time)");
+    assert_eq!(history.commits[tie].commit_time, history.commits[tie + 1].commit_time);
+    let two_lines = by_subject(&history, "Make the tools executable and tidy the generator");
+    assert_eq!(two_lines.body, "Body after a two-line subject.\n");
+    let indented = by_subject(&history, "  Leading blank lines and an indented subject");
+    assert_eq!(indented.body, "Trailing spaces follow.   \n   \n");
+    assert_eq!(by_subject(&history, "Octopus merge").parents.len(), 4);
+    assert_eq!(by_subject(&history, "Merge branch topic").parents.len(), 2);
+}
+
+#[test]
+fn commit_graph_is_used_when_present() {
+    let fx = Fixture::build("history.sh");
+    fx.git("", ["commit-graph", "write", "--reachable"]);
+    assert!(fx.path(".git/objects/info/commit-graph").is_file());
+    // One commit more, which the graph does not know: the walk mixes graph and object parents.
+    let tree = fx.git("", ["rev-parse", "HEAD^{tree}"]);
+    let head = fx.rev("", "HEAD").to_string();
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args([
+        "commit-tree",
+        "-p",
+        &head,
+        "-m",
+        "After the graph",
+        lossy(tree.trim_ascii()).as_str(),
+    ])
+    .env("GIT_AUTHOR_NAME", "Ada Author")
+    .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+    .env("GIT_COMMITTER_NAME", "Cy Committer")
+    .env("GIT_COMMITTER_EMAIL", "cy@example.com")
+    .env("GIT_AUTHOR_DATE", "1800000000 +0000")
+    .env("GIT_COMMITTER_DATE", "1800000000 +0000");
+    let new = lossy(run(cmd).trim_ascii());
+    fx.git("", ["update-ref", "refs/heads/main", &new]);
+
+    let history = git::walk(&fx.open(""), &WalkOptions::default()).unwrap();
+    let expected = git_log(&fx, "", &[]);
+    assert_eq!(history.commits.len(), 24);
+    assert_eq!(history.commits[0].subject, "After the graph");
+    for (row, git) in history.commits.iter().zip(&expected) {
+        assert_eq!(
+            (row.id, &row.parents, row.commit_time),
+            (git.id, &git.parents, git.commit_time)
+        );
+        assert_eq!(
+            (&row.subject, &row.body, &row.trailers),
+            (&git.subject, &git.body, &git.trailers)
+        );
+    }
+    let first_parent = WalkOptions {
+        first_parent: true,
+        ..Default::default()
+    };
+    let history = git::walk(&fx.open(""), &first_parent).unwrap();
+    let expected = git_log(&fx, "", &["--first-parent"]);
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    assert_eq!(ids, expected.iter().map(|c| c.id).collect::<Vec<_>>());
+    assert_eq!(ids.len(), 19);
+}
+
+#[test]
+fn trailers_match_git() {
+    let fx = Fixture::build("history.sh");
+    let history = git::walk(&fx.open(""), &WalkOptions::default()).unwrap();
+    let expected = git_log(&fx, "", &[]);
+    for (row, git) in history.commits.iter().zip(&expected) {
+        assert_eq!(row.trailers, git.trailers, "{} {:?}", row.id, row.subject);
+    }
+    let trailers = |subject: &str| -> Vec<(String, String)> {
+        by_subject(&history, subject)
+            .trailers
+            .iter()
+            .map(|t| (t.token.clone(), t.value.clone()))
+            .collect()
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter().map(|(t, v)| (t.to_string(), v.to_string())).collect()
+    };
+    assert_eq!(
+        trailers("Fix the parser on long input"),
+        pairs(&[
+            ("Signed-off-by", "Ada Author <ada@example.com>"),
+            ("Fixes", "0123456789ab (\"Add the parser\")"),
+            ("Reviewed-by", "Rae Reviewer <rae@example.com>"),
+            ("Change-Id", "I0123456789abcdef0123456789abcdef01234567"),
+        ])
+    );
+    // A folded value is unfolded; the comment line is skipped.
+    assert_eq!(
+        trailers("Add the guide, drop the old tool"),
+        pairs(&[
+            ("Co-authored-by", "Bo Builder <bo@example.com>"),
+            ("Acked-by", "Cy Committer <cy@example.com>"),
+        ])
+    );
+    // The 25% rule with a git-generated line; the cherry-pick line is not a `Token: value` trailer.
+    assert_eq!(
+        trailers("Rename the readme"),
+        pairs(&[("Signed-off-by", "Ada Author <ada@example.com>")])
+    );
+    assert_eq!(trailers("Link the docs"), pairs(&[]));
+    assert_eq!(trailers("Make the tools executable and tidy the generator"), pairs(&[]));
+    // Comments and everything below the scissors line are ignored; so is a trailing `Conflicts:` block.
+    assert_eq!(
+        trailers("Update the binaries"),
+        pairs(&[("Reported-by", "Di Reporter <di@example.com>")])
+    );
+    assert_eq!(
+        trailers("Vendor the submodule"),
+        pairs(&[("Tested-by", "Ed Tester <ed@example.com>")])
+    );
+    assert_eq!(
+        trailers("Last edit"),
+        pairs(&[
+            ("Signed-off-by", "Ada Author <ada@example.com>"),
+            ("Signed-off-by", "Cy Committer <cy@example.com>"),
+        ])
+    );
+}
+
+#[test]
+fn non_utf8_messages_decode_like_git() {
+    let fx = Fixture::build("history.sh");
+    let history = git::walk(&fx.open(""), &WalkOptions::default()).unwrap();
+    assert_eq!(history.non_utf8_messages, 2);
+    // Declared Latin-1: transcoded, as `git log` re-encodes it.
+    let latin1 = by_subject(&history, "Café au lait");
+    assert_eq!(
+        latin1.body,
+        "Le corps à la fin.\n\nSigned-off-by: François <f@example.com>\n"
+    );
+    assert_eq!(latin1.trailers[0].value, "François <f@example.com>");
+    // Undeclared invalid bytes: lossy, as git prints them raw.
+    let raw = by_subject(&history, "Bad byte \u{FFFD} in the subject");
+    assert_eq!(raw.body, "And \u{FFFD} in the body.\n");
+}
+
+#[test]
+fn first_parent_walk_matches_git() {
+    let fx = Fixture::build("history.sh");
+    let options = WalkOptions {
+        first_parent: true,
+        ..Default::default()
+    };
+    let history = git::walk(&fx.open(""), &options).unwrap();
+    let expected = git_log(&fx, "", &["--first-parent"]);
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    assert_eq!(ids, expected.iter().map(|c| c.id).collect::<Vec<_>>());
+    assert_eq!(
+        history.commits.len(),
+        18,
+        "23 commits minus the two topic and three octopus-branch commits"
+    );
+    let subjects: BTreeSet<&str> = history.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert!(!subjects.contains("Topic: first") && !subjects.contains("Octopus part o2"));
+    // Rows keep all their parents even when only the first is followed.
+    assert_eq!(by_subject(&history, "Octopus merge").parents.len(), 4);
+}
+
+#[test]
+fn since_until_and_revisions() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    // Both ends inclusive, exactly on commit times: "Make the tools executable…" (commit 5) to "Add a repetitive
+    // file" (commit 12).
+    let (since, until) = (1_700_018_000, 1_700_043_200);
+    let options = WalkOptions {
+        since: Some(since),
+        until: Some(until),
+        ..Default::default()
+    };
+    let history = git::walk(&repo, &options).unwrap();
+    let expected = git_log(&fx, "", &[&format!("--max-age={since}"), &format!("--min-age={until}")]);
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    assert_eq!(ids, expected.iter().map(|c| c.id).collect::<Vec<_>>());
+    assert_eq!(history.commits.len(), 8);
+    assert_eq!(history.commits[0].subject, "Add a repetitive file");
+    assert_eq!(
+        history.commits[7].subject,
+        "Make the tools executable and tidy the generator"
+    );
+
+    // An annotated tag is peeled to its commit; other revision syntax works too.
+    for rev in ["v1.0", "main~3", "topic"] {
+        let options = WalkOptions {
+            rev: Some(rev.into()),
+            ..Default::default()
+        };
+        let history = git::walk(&repo, &options).unwrap();
+        assert_eq!(history.rev, rev);
+        assert_eq!(history.tip, Some(fx.rev("", &format!("{rev}^{{commit}}"))));
+        let expected = git_log(&fx, "", &[rev]);
+        let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+        assert_eq!(ids, expected.iter().map(|c| c.id).collect::<Vec<_>>(), "{rev}");
+    }
+    let tagged = git::walk(
+        &repo,
+        &WalkOptions {
+            rev: Some("v1.0".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(tagged.commits[0].subject, "Link the docs");
+    assert_eq!(tagged.commits.len(), 6);
+}
+
+#[test]
+fn bad_revisions_are_errors_naming_the_revision() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let walk = |rev: &str| {
+        git::walk(
+            &repo,
+            &WalkOptions {
+                rev: Some(rev.into()),
+                ..Default::default()
+            },
+        )
+    };
+    match walk("no-such-branch") {
+        Err(err @ GitScanError::Rev { .. }) => {
+            let GitScanError::Rev { rev, .. } = &err else {
+                unreachable!()
+            };
+            assert_eq!(rev, "no-such-branch");
+            assert!(err.to_string().starts_with("revision \"no-such-branch\": "), "{err}");
+        }
+        other => panic!("expected a Rev error, got {other:?}"),
+    }
+    match walk("HEAD^{tree}") {
+        Err(GitScanError::Rev { rev, message }) => {
+            assert_eq!(rev, "HEAD^{tree}");
+            assert!(message.starts_with("names a tree ("), "{message}");
+        }
+        other => panic!("expected a Rev error, got {other:?}"),
+    }
+}
+
+#[test]
+fn empty_repository_has_an_unborn_head() {
+    let fx = Fixture::build("small.sh");
+    let repo = fx.open("empty");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    assert_eq!(
+        history,
+        History {
+            commits: Vec::new(),
+            tip: None,
+            head: HeadState::Unborn { branch: "main".into() },
+            shallow: false,
+            non_utf8_messages: 0,
+            rev: "HEAD".into(),
+        }
+    );
+    // A branch name that does not exist yet is an error, not an empty history.
+    let err = git::walk(
+        &repo,
+        &WalkOptions {
+            rev: Some("main".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, GitScanError::Rev { rev, .. } if rev == "main"),
+        "{err:?}"
+    );
+    assert_eq!(git::diffs(&repo, &[], DiffDetail::Lines).unwrap(), Vec::new());
+}
+
+#[test]
+fn detached_head_walks_from_the_detached_commit() {
+    let fx = Fixture::build("small.sh");
+    let history = git::walk(&fx.open("detached"), &WalkOptions::default()).unwrap();
+    assert_eq!(history.head, HeadState::Detached);
+    assert_eq!(history.tip, Some(fx.rev("detached", "main~1")));
+    let subjects: Vec<&str> = history.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert_eq!(subjects, ["Commit 2", "Commit 1"]);
+    let expected = git_log(&fx, "detached", &[]);
+    assert_eq!(
+        history.commits.iter().map(|c| c.id).collect::<Vec<_>>(),
+        expected.iter().map(|c| c.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn shallow_clone_is_truncated_like_git_log() {
+    let fx = Fixture::build("small.sh");
+    let repo = fx.open("shallow");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    assert!(history.shallow);
+    assert_eq!(history.head, HeadState::Branch("main".into()));
+    let subjects: Vec<&str> = history.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert_eq!(subjects, ["Commit 6", "Commit 5", "Commit 4"]);
+    let expected = git_log(&fx, "shallow", &[]);
+    for (row, git) in history.commits.iter().zip(&expected) {
+        assert_eq!((row.id, &row.parents), (git.id, &git.parents));
+    }
+    // The boundary commit has no parents, as git log shows it, and its diff is against the empty tree.
+    let boundary = &history.commits[2];
+    assert!(boundary.parents.is_empty());
+    let diff = one_diff(&repo, boundary.id, DiffDetail::Lines);
+    let paths: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["all.txt", "f1.txt", "f2.txt", "f3.txt", "f4.txt"]);
+    assert_eq!(paths, git_paths(&fx, "shallow", &[], boundary.id));
+    assert!(diff.files.iter().all(|f| f.change == FileChange::Added));
+    assert_eq!(
+        (file(&diff, "all.txt").lines_added, file(&diff, "all.txt").lines_removed),
+        (4, 0)
+    );
+    // A complete repository is not shallow.
+    assert!(!git::walk(&fx.open("src"), &WalkOptions::default()).unwrap().shallow);
+}
+
+#[test]
+fn a_directory_that_is_not_a_repository_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file.txt"), "not a repo").unwrap();
+    match git::open(dir.path()) {
+        Err(err @ GitScanError::NotARepository { .. }) => {
+            let GitScanError::NotARepository { path, .. } = &err else {
+                unreachable!()
+            };
+            assert_eq!(path, dir.path());
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("{}: not a git repository", dir.path().display()))
+            );
+        }
+        other => panic!("expected NotARepository, got {other:?}"),
+    }
+    let missing = dir.path().join("does-not-exist");
+    assert!(matches!(git::open(&missing), Err(GitScanError::NotARepository { path, .. }) if path == missing));
+}
+
+#[test]
+fn repositories_open_from_subdirectories_and_bare() {
+    let fx = Fixture::build("history.sh");
+    let head = fx.rev("", "HEAD");
+    let from_sub = git::walk(&git::open(&fx.path("src")).unwrap(), &WalkOptions::default()).unwrap();
+    assert_eq!(from_sub.tip, Some(head));
+    let bare = fx.root.parent().unwrap().join("bare.git");
+    fx.git(
+        "",
+        [
+            OsStr::new("clone"),
+            OsStr::new("-q"),
+            OsStr::new("--bare"),
+            OsStr::new("."),
+            bare.as_os_str(),
+        ],
+    );
+    let history = git::walk(&git::open(&bare).unwrap(), &WalkOptions::default()).unwrap();
+    assert_eq!((history.tip, history.commits.len()), (Some(head), 23));
+}
+
+#[test]
+fn missing_objects_are_named() {
+    let fx = Fixture::build("small.sh");
+    // The middle commit object is gone: the walk names it, and so does the diff of its child.
+    let repo = fx.open("missing-commit");
+    let parent = {
+        let raw = fx.git("missing-commit", ["cat-file", "commit", "HEAD"]);
+        let line = raw
+            .split(|&b| b == b'\n')
+            .find(|l| l.starts_with(b"parent "))
+            .unwrap()
+            .to_vec();
+        oid(&line[7..])
+    };
+    match git::walk(&repo, &WalkOptions::default()) {
+        Err(err @ GitScanError::MissingObject { .. }) => {
+            let GitScanError::MissingObject { id, .. } = &err else {
+                unreachable!()
+            };
+            assert_eq!(*id, parent);
+            assert_eq!(
+                err.to_string(),
+                format!("object {parent} is missing from the repository (reachable from HEAD)")
+            );
+        }
+        other => panic!("expected MissingObject, got {other:?}"),
+    }
+    let head = fx.rev("missing-commit", "HEAD");
+    let err = git::diffs(&repo, &[head], DiffDetail::Paths).unwrap_err();
+    assert!(
+        matches!(err, GitScanError::MissingObject { id, .. } if id == parent),
+        "{err:?}"
+    );
+
+    // An old blob is gone: paths still work (tree diff only), line counts name the blob.
+    let repo = fx.open("missing-blob");
+    let head = fx.rev("missing-blob", "HEAD");
+    let blob = fx.rev("missing-blob", "HEAD~1:a.txt");
+    let diff = one_diff(&repo, head, DiffDetail::Paths);
+    assert_eq!(files(&diff), [("a.txt", FileChange::Modified)]);
+    match git::diffs(&repo, &[head], DiffDetail::Lines) {
+        Err(GitScanError::MissingObject { id, context }) => {
+            assert_eq!(id, blob);
+            assert_eq!(context, format!("diff of commit {head}, path a.txt"));
+        }
+        other => panic!("expected MissingObject, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Diffs
+
+/// Compares every commit's diff with git: paths (`--name-only`), change kinds (`--raw`), line counts
+/// (`--numstat`) and the multiset of added/removed lines (`-U0` patch). Returns the number of files compared.
+fn compare_diffs_with_git(fx: &Fixture, history: &History, diffs: &[CommitDiff]) -> usize {
+    let mut compared = 0;
+    for (row, diff) in history.commits.iter().zip(diffs) {
+        assert_eq!(row.id, diff.id);
+        let ours: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            ours,
+            git_paths(fx, "", &row.parents, row.id),
+            "paths of {} {:?}",
+            row.id,
+            row.subject
+        );
+        let raw = git_raw(fx, "", &row.parents, row.id);
+        let numstat = git_numstat(fx, "", &row.parents, row.id);
+        for f in &diff.files {
+            let entry = &raw[&f.path];
+            let kind = match entry.status {
+                b'A' => FileChange::Added,
+                b'D' => FileChange::Deleted,
+                b'T' => FileChange::TypeChanged,
+                b'M' if entry.old_id == entry.new_id => FileChange::TypeChanged,
+                b'M' => FileChange::Modified,
+                other => panic!("unexpected status {}", other as char),
+            };
+            assert_eq!(f.change, kind, "{} {}", row.id, f.path);
+            compared += 1;
+            let submodule = entry.old_mode == "160000" || entry.new_mode == "160000";
+            if submodule {
+                assert_eq!((f.lines_added, f.lines_removed, f.binary), (0, 0, false), "{}", f.path);
+                continue;
+            }
+            match numstat[&f.path] {
+                None => {
+                    assert!(f.binary, "{} {} should be binary", row.id, f.path);
+                    assert_eq!((f.lines_added, f.lines_removed), (0, 0));
+                    assert!(f.added_line_hashes.is_empty() && f.removed_line_hashes.is_empty());
+                }
+                Some((added, removed)) => {
+                    assert!(!f.binary, "{}", f.path);
+                    assert_eq!(
+                        (f.lines_added, f.lines_removed),
+                        (added, removed),
+                        "numstat {} {}",
+                        row.id,
+                        f.path
+                    );
+                    assert_eq!(f.added_line_hashes.len(), added as usize);
+                    assert_eq!(f.removed_line_hashes.len(), removed as usize);
+                    // git prints a type change as a deletion and an addition; compare lines of content diffs only.
+                    if f.change != FileChange::TypeChanged {
+                        let (git_added, git_removed) = git_line_hashes(fx, &row.parents, row.id, &entry.raw_path);
+                        assert_eq!(sorted(f.added_line_hashes.clone()), sorted(git_added), "+ {}", f.path);
+                        assert_eq!(
+                            sorted(f.removed_line_hashes.clone()),
+                            sorted(git_removed),
+                            "- {}",
+                            f.path
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(diff.files.len(), raw.len(), "{}", row.id);
+    }
+    compared
+}
+
+#[test]
+fn diffs_match_git_commit_by_commit() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    let lines = git::diffs(&repo, &ids, DiffDetail::Lines).unwrap();
+    let compared = compare_diffs_with_git(&fx, &history, &lines);
+    assert_eq!(compared, 40);
+
+    // Paths detail: the same files and kinds, no line data.
+    let paths = git::diffs(&repo, &ids, DiffDetail::Paths).unwrap();
+    for (p, l) in paths.iter().zip(&lines) {
+        assert_eq!(files(p), files(l));
+        assert!(
+            p.files
+                .iter()
+                .all(|f| f.lines_added == 0 && f.lines_removed == 0 && !f.binary)
+        );
+        assert!(
+            p.files
+                .iter()
+                .all(|f| f.added_line_hashes.is_empty() && f.removed_line_hashes.is_empty())
+        );
+    }
+    // Same order as the ids given, duplicates included.
+    let picked = [ids[3], ids[0], ids[3]];
+    let again = git::diffs(&repo, &picked, DiffDetail::Lines).unwrap();
+    assert_eq!(again, [lines[3].clone(), lines[0].clone(), lines[3].clone()]);
+}
+
+#[test]
+fn change_kinds_and_counts_of_specific_commits() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let diff = |subject: &str| one_diff(&repo, by_subject(&history, subject).id, DiffDetail::Lines);
+    use FileChange::*;
+
+    let root = diff("Initial commit");
+    assert_eq!(root.files.len(), 9);
+    assert!(root.files.iter().all(|f| f.change == Added));
+    assert_eq!(
+        (
+            file(&root, "src/lib.rs").lines_added,
+            file(&root, "src/lib.rs").lines_removed
+        ),
+        (200, 0)
+    );
+    assert!(file(&root, "data/blob.bin").binary);
+    let nonl = file(&root, "nonl.txt");
+    assert_eq!(nonl.added_line_hashes, [line_hash(b"alpha"), line_hash(b"beta")]);
+
+    let parser = diff("Fix the parser on long input");
+    let lib = file(&parser, "src/lib.rs");
+    assert_eq!((lib.change, lib.lines_added, lib.lines_removed), (Modified, 6, 5));
+    assert_eq!(
+        lib.removed_line_hashes,
+        [b"line 10".as_slice(), b"line 11", b"line 12", b"line 50", b"line 150"].map(line_hash)
+    );
+    assert_eq!(
+        lib.added_line_hashes,
+        [
+            b"line fifty".as_slice(),
+            b"inserted a",
+            b"inserted b",
+            b"line 150 changed",
+            b"line 1",
+            b"line 2"
+        ]
+        .map(line_hash)
+    );
+
+    assert_eq!(
+        files(&diff("Add the guide, drop the old tool")),
+        [("docs/guide.md", Added), ("tool.sh", Deleted)]
+    );
+    assert_eq!(
+        files(&diff("Rename the readme")),
+        [("README", Added), ("README.md", Deleted)]
+    );
+    assert_eq!(
+        files(&diff("Make the tools executable and tidy the generator")),
+        [("gen.txt", Modified), ("tool2.sh", TypeChanged)]
+    );
+    let links = diff("Link the docs");
+    assert_eq!(files(&links), [("docs/guide.md", TypeChanged), ("link", Added)]);
+    assert_eq!(file(&links, "link").added_line_hashes, [line_hash(b"README")]);
+    let binaries = diff("Update the binaries");
+    assert_eq!(files(&binaries), [("data/blob.bin", Modified), ("gen.txt", Modified)]);
+    assert!(
+        binaries
+            .files
+            .iter()
+            .all(|f| f.binary && f.lines_added == 0 && f.lines_removed == 0)
+    );
+    let sub = diff("Vendor the submodule");
+    assert_eq!(files(&sub), [("vendor/sub", Added)]);
+    assert_eq!((sub.files[0].lines_added, sub.files[0].binary), (0, false));
+    assert_eq!(
+        files(&diff("Bad byte \u{FFFD} in the subject")),
+        [("odd/caf\u{FFFD}.txt", Added)]
+    );
+    let crlf = diff("  Leading blank lines and an indented subject");
+    assert_eq!(
+        files(&crlf),
+        [
+            ("conf", Added),
+            ("conf/settings.toml", Deleted),
+            ("crlf.txt", Modified),
+            ("nonl.txt", Modified)
+        ]
+    );
+    assert_eq!(file(&crlf, "crlf.txt").removed_line_hashes, [line_hash(b"two\r")]);
+    // "beta" without a final newline differs from "beta\n": one line removed, one added.
+    assert_eq!(
+        (
+            file(&crlf, "nonl.txt").lines_added,
+            file(&crlf, "nonl.txt").lines_removed
+        ),
+        (1, 1)
+    );
+    assert_eq!(diff("Nothing changed").files, []);
+}
+
+#[test]
+fn merges_diff_against_their_first_parent() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let merge = by_subject(&history, "Merge branch topic");
+    let octopus = by_subject(&history, "Octopus merge");
+    let diffs = git::diffs(&repo, &[merge.id, octopus.id], DiffDetail::Lines).unwrap();
+    assert_eq!(files(&diffs[0]), [("topic.txt", FileChange::Added)]);
+    assert_eq!(file(&diffs[0], "topic.txt").lines_added, 2);
+    assert_eq!(
+        files(&diffs[1]),
+        [
+            ("octo-o1.txt", FileChange::Added),
+            ("octo-o2.txt", FileChange::Added),
+            ("octo-o3.txt", FileChange::Added)
+        ]
+    );
+    for (row, diff) in [merge, octopus].iter().zip(&diffs) {
+        let ours: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(ours, git_paths(&fx, "", &row.parents, row.id));
+    }
+}
+
+#[test]
+fn twenty_thousand_files_in_one_commit() {
+    let fx = Fixture::build("bulk.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let subjects: Vec<&str> = history.commits.iter().map(|c| c.subject.as_str()).collect();
+    assert_eq!(subjects, ["Delete half", "Modify all", "Add all"]);
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+
+    let started = Instant::now();
+    let diffs = git::diffs(&repo, &ids, DiffDetail::Lines).unwrap();
+    eprintln!("diffs(Lines) of 50,000 file changes: {:?}", started.elapsed());
+    let [delete, modify, add] = [&diffs[0], &diffs[1], &diffs[2]];
+    assert_eq!(
+        (add.files.len(), modify.files.len(), delete.files.len()),
+        (20_000, 20_000, 10_000)
+    );
+    assert_eq!(add.files[0].path, "d00/f00000.txt");
+    assert_eq!(add.files[19_999].path, "d99/f19999.txt");
+    assert!(
+        add.files
+            .windows(2)
+            .all(|w| w[0].path.as_bytes() < w[1].path.as_bytes())
+    );
+    assert!(
+        add.files
+            .iter()
+            .all(|f| (f.change, f.lines_added, f.lines_removed) == (FileChange::Added, 3, 0))
+    );
+    assert!(
+        modify
+            .files
+            .iter()
+            .all(|f| (f.change, f.lines_added, f.lines_removed) == (FileChange::Modified, 2, 1))
+    );
+    assert!(
+        delete
+            .files
+            .iter()
+            .all(|f| (f.change, f.lines_added, f.lines_removed) == (FileChange::Deleted, 0, 4))
+    );
+    let f7 = file(modify, "d07/f00007.txt");
+    assert_eq!(f7.removed_line_hashes, [line_hash(b"second")]);
+    assert_eq!(
+        f7.added_line_hashes,
+        [line_hash(b"second changed"), line_hash(b"fourth 1")]
+    );
+
+    for (row, diff) in history.commits.iter().zip(&diffs) {
+        let ours: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(ours, git_paths(&fx, "", &row.parents, row.id));
+        let numstat = git_numstat(&fx, "", &row.parents, row.id);
+        assert_eq!(numstat.len(), diff.files.len());
+        for f in &diff.files {
+            assert_eq!(numstat[&f.path], Some((f.lines_added, f.lines_removed)), "{}", f.path);
+        }
+    }
+    let paths = git::diffs(&repo, &ids[2..], DiffDetail::Paths).unwrap();
+    assert_eq!(files(&paths[0]), files(add));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// This project's own repository, and the benchmark
+
+/// `git log --diff-merges=first-parent --no-renames -z --format=%x01%H <extra>`, split per commit.
+fn git_log_per_commit(dir: &Path, home: &Path, extra: &[&str]) -> BTreeMap<ObjectId, Vec<Vec<u8>>> {
+    let mut cmd = isolated("git", dir, home);
+    cmd.args([
+        "log",
+        "--diff-merges=first-parent",
+        "--no-renames",
+        "-z",
+        "--format=%x01%H",
+    ]);
+    cmd.args(extra);
+    let out = run(cmd);
+    out.split(|&b| b == 1)
+        .filter(|chunk| !chunk.is_empty())
+        .map(|chunk| {
+            let mut fields = chunk.split(|&b| b == 0);
+            let id = oid(fields.next().unwrap());
+            let entries = fields
+                .map(|f| f.strip_prefix(b"\n").unwrap_or(f).to_vec())
+                .filter(|f| !f.is_empty())
+                .collect();
+            (id, entries)
+        })
+        .collect()
+}
+
+#[test]
+fn own_repository_paths_match_git() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let home = tempfile::tempdir().unwrap();
+    let Ok(repo) = git::open(&root) else {
+        eprintln!(
+            "note: {} is not a git repository; skipping the own-repository comparison",
+            root.display()
+        );
+        return;
+    };
+    let history = match git::walk(&repo, &WalkOptions::default()) {
+        Ok(history) if history.tip.is_some() => history,
+        other => {
+            eprintln!("note: no commits to compare in {} ({other:?})", root.display());
+            return;
+        }
+    };
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    let count = run({
+        let mut cmd = isolated("git", &root, home.path());
+        cmd.args(["rev-list", "--count", "HEAD"]);
+        cmd
+    });
+    assert_eq!(ids.len(), lossy(&count).trim().parse::<usize>().unwrap());
+    let expected = git_log_per_commit(&root, home.path(), &["--name-only", "HEAD"]);
+    let numstat = git_log_per_commit(&root, home.path(), &["--numstat", "HEAD"]);
+    assert_eq!(expected.len(), ids.len());
+    let diffs = git::diffs(&repo, &ids, DiffDetail::Lines).unwrap();
+    let mut files = 0;
+    for diff in &diffs {
+        let ours: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        let theirs: Vec<String> = expected[&diff.id].iter().map(|p| lossy(p)).collect();
+        assert_eq!(ours, theirs, "{}", diff.id);
+        let counts: BTreeMap<String, Option<(u32, u32)>> = numstat[&diff.id].iter().map(|f| parse_numstat(f)).collect();
+        for f in &diff.files {
+            let expected = if f.binary {
+                None
+            } else {
+                Some((f.lines_added, f.lines_removed))
+            };
+            assert_eq!(counts[&f.path], expected, "{} {}", diff.id, f.path);
+        }
+        files += diff.files.len();
+    }
+    eprintln!(
+        "own repository: {} commits, {files} file changes, all equal to git",
+        ids.len()
+    );
+}
+
+/// CPU time of this process's threads and of its waited-for children so far (Linux `/proc/self/stat`, in clock
+/// ticks of 10 ms): on a shared machine wall times vary with the load, CPU times much less.
+fn cpu_times() -> (Duration, Duration) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    // After the command name: state is field 3, utime 14, stime 15, cutime 16, cstime 17 (1-based).
+    let tick = |i: usize| fields.get(i - 3).copied().unwrap_or(0);
+    let ms = |ticks: u64| Duration::from_millis(ticks * 10);
+    (ms(tick(14) + tick(15)), ms(tick(16) + tick(17)))
+}
+
+fn median(mut runs: Vec<Duration>) -> Duration {
+    runs.sort();
+    runs[runs.len() / 2]
+}
+
+/// Timing on a large real repository (default: the git/git mirror). Run with
+/// `cargo test --release -p pipeline --test git_scan -- --ignored --nocapture`; `P2_BENCH_REPO` picks another
+/// repository. Also checks paths and numstat counts of the diffed commits against git.
+#[test]
+#[ignore = "benchmark: needs a large repository and a release build"]
+fn bench_large_repository() {
+    let path = std::env::var_os("P2_BENCH_REPO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/.mirror/git+git/repo"));
+    if !path.exists() {
+        eprintln!("note: {} does not exist; skipping the benchmark", path.display());
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let n: usize = std::env::var("P2_BENCH_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+
+    let children_before = cpu_times().1;
+    let git_log_runs: Vec<Duration> = (0..3)
+        .map(|_| {
+            let mut cmd = isolated("git", &path, home.path());
+            cmd.args([
+                "log",
+                "--no-renames",
+                "--name-only",
+                "--format=%H%x00%P%x00%at%x00%s",
+                "HEAD",
+            ]);
+            cmd.stdout(Stdio::null());
+            let started = Instant::now();
+            assert!(cmd.status().unwrap().success());
+            started.elapsed()
+        })
+        .collect();
+    let git_log_cpu = (cpu_times().1 - children_before) / 3;
+
+    let repo = git::open(&path).unwrap();
+    let mut walk_runs = Vec::new();
+    let mut history = None;
+    let cpu_before = cpu_times().0;
+    for _ in 0..5 {
+        let started = Instant::now();
+        let walked = git::walk(&repo, &WalkOptions::default()).unwrap();
+        walk_runs.push(started.elapsed());
+        history = Some(walked);
+    }
+    let walk_cpu = (cpu_times().0 - cpu_before) / 5;
+    let history = history.unwrap();
+    let ids: Vec<ObjectId> = history.commits.iter().take(n).map(|c| c.id).collect();
+    let time = |detail| {
+        let cpu_before = cpu_times().0;
+        let runs: Vec<Duration> = (0..3)
+            .map(|_| {
+                let started = Instant::now();
+                git::diffs(&repo, &ids, detail).unwrap();
+                started.elapsed()
+            })
+            .collect();
+        (median(runs), (cpu_times().0 - cpu_before) / 3)
+    };
+    let (paths_time, lines_time) = (time(DiffDetail::Paths), time(DiffDetail::Lines));
+    let first_parent = {
+        let started = Instant::now();
+        let options = WalkOptions {
+            first_parent: true,
+            ..Default::default()
+        };
+        let fp = git::walk(&repo, &options).unwrap();
+        (fp.commits.len(), started.elapsed())
+    };
+
+    let git_log = median(git_log_runs);
+    let walk = median(walk_runs);
+    let share = |d: Duration| 100.0 * d.as_secs_f64() / git_log.as_secs_f64();
+    eprintln!(
+        "repository: {} ({} commits from HEAD)",
+        path.display(),
+        history.commits.len()
+    );
+    eprintln!("git log --no-renames --name-only …: {git_log:?} wall (median of 3), {git_log_cpu:?} CPU");
+    eprintln!(
+        "walk: {walk:?} wall (median of 5) = {:.1}% of git log, {walk_cpu:?} CPU",
+        share(walk)
+    );
+    eprintln!(
+        "walk --first-parent: {} commits in {:?}",
+        first_parent.0, first_parent.1
+    );
+    eprintln!(
+        "diffs(Paths) of {} commits: {:?} wall, {:?} CPU",
+        ids.len(),
+        paths_time.0,
+        paths_time.1
+    );
+    eprintln!(
+        "diffs(Lines) of {} commits: {:?} wall, {:?} CPU",
+        ids.len(),
+        lines_time.0,
+        lines_time.1
+    );
+    eprintln!("walk + diffs(Lines) = {:.1}% of git log", share(walk + lines_time.0));
+
+    // Correctness on real history: paths and numstat counts against git, commit by commit.
+    let diffs = git::diffs(&repo, &ids, DiffDetail::Lines).unwrap();
+    let mut stdin_ids = String::new();
+    for id in &ids {
+        stdin_ids.push_str(&format!("{id}\n"));
+    }
+    let numstat = {
+        let mut cmd = isolated("git", &path, home.path());
+        cmd.args([
+            "log",
+            "--no-walk=unsorted",
+            "--stdin",
+            "--diff-merges=first-parent",
+            "--no-renames",
+            "--numstat",
+            "-z",
+            "--format=%x01%H",
+        ]);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let started = Instant::now();
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write as _;
+            stdin.write_all(stdin_ids.as_bytes()).unwrap();
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert!(out.status.success());
+        eprintln!(
+            "git log --numstat of the same {} commits: {:?} wall",
+            ids.len(),
+            started.elapsed()
+        );
+        out.stdout
+    };
+    let mut expected: BTreeMap<ObjectId, Vec<Numstat>> = BTreeMap::new();
+    for chunk in numstat.split(|&b| b == 1).filter(|c| !c.is_empty()) {
+        let mut fields = chunk.split(|&b| b == 0);
+        let id = oid(fields.next().unwrap());
+        let entries = fields
+            .map(|f| f.strip_prefix(b"\n").unwrap_or(f))
+            .filter(|f| !f.is_empty())
+            .map(parse_numstat)
+            .collect();
+        expected.insert(id, entries);
+    }
+    let (mut files, mut count_mismatches) = (0, Vec::new());
+    for diff in &diffs {
+        let theirs = expected.get(&diff.id).cloned().unwrap_or_default();
+        let ours: Vec<&str> = diff.files.iter().map(|f| f.path.as_str()).collect();
+        let their_paths: Vec<&str> = theirs.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(ours, their_paths, "paths of {}", diff.id);
+        for (f, (_, counts)) in diff.files.iter().zip(&theirs) {
+            let ours = if f.binary {
+                None
+            } else {
+                Some((f.lines_added, f.lines_removed))
+            };
+            if ours != *counts {
+                count_mismatches.push(format!("{} {}: ours {ours:?}, git {counts:?}", diff.id, f.path));
+            }
+        }
+        files += diff.files.len();
+    }
+    eprintln!(
+        "checked {files} file changes of {} commits against git --numstat",
+        ids.len()
+    );
+    for mismatch in &count_mismatches {
+        eprintln!("  count mismatch: {mismatch}");
+    }
+    assert_eq!(count_mismatches.len(), 0);
+}

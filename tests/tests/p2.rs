@@ -1,0 +1,379 @@
+//! `phase0 p2` end to end: the real binary on a fixture history built by `tests/fixtures/p2-history.sh` (one
+//! scenario per detection and classification rule), on repository states, and on this project's own history.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use e2e::{Sandbox, binary};
+
+fn script(sandbox: &Sandbox, name: &str, args: &[&Path]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let output = Command::new("bash")
+        .arg(&path)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sandbox.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("bash runs");
+    assert!(
+        output.status.success(),
+        "{name} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn fixture(sandbox: &Sandbox) -> PathBuf {
+    let repo = sandbox.path().join("history");
+    script(sandbox, "p2-history.sh", &[&repo]);
+    repo
+}
+
+fn p2(args: &[&str], out: &Path) -> Output {
+    Command::new(binary("phase0"))
+        .arg("p2")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("phase0 runs")
+}
+
+fn ok_json(output: &Output) -> serde_json::Value {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("--json prints the report")
+}
+
+/// Every failure of the fixture: its link, bucket and rule ids, keyed by the remedy's subject, with the failing
+/// change's subject.
+#[test]
+fn every_fixture_failure_has_its_link_bucket_and_rule() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let out = sandbox.path().join("out");
+    let report = ok_json(&p2(
+        &["--repo", repo.to_str().unwrap(), "--json", "--as-of", "2026-11-21"],
+        &out,
+    ));
+    let subjects: BTreeMap<String, String> = sandbox
+        .git(&repo, &["log", "--format=%H %s"])
+        .lines()
+        .map(|line| {
+            let (id, subject) = line.split_once(' ').unwrap();
+            (id.to_string(), subject.to_string())
+        })
+        .collect();
+    let analysis = &report["report"]["analysis"];
+    let found: Vec<[String; 6]> = analysis["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let text = |key: &str| f[key].as_str().unwrap_or("-").to_string();
+            let failing = f["failing"].as_str().map_or("-".to_string(), |id| subjects[id].clone());
+            [
+                text("subject"),
+                failing,
+                text("kind"),
+                text("link_rule"),
+                text("bucket"),
+                text("rule"),
+            ]
+        })
+        .collect();
+    let expected: Vec<[&str; 6]> = vec![
+        [
+            "fix: metrics",
+            "Add metrics",
+            "fix-after-change",
+            "fix-after-change.shared-path",
+            "ambiguous",
+            "ambiguous.additions-only",
+        ],
+        [
+            "fix: scheduler starvation",
+            "Add scheduler priorities",
+            "fix-after-change",
+            "fix-after-change.shared-path",
+            "self-reflection",
+            "self-reflection.other-lines",
+        ],
+        [
+            "fix: typo in greeting",
+            "Add greeting",
+            "fix-after-change",
+            "fix-after-change.shared-path",
+            "human-review",
+            "human-review.message",
+        ],
+        [
+            "Fix build on 32-bit targets",
+            "Add logger",
+            "fixes-trailer",
+            "fixes-trailer.sha",
+            "ci",
+            "ci.message",
+        ],
+        [
+            "fix: parser edge case",
+            "Add parser",
+            "fix-after-change",
+            "fix-after-change.shared-path",
+            "ci",
+            "ci.paths",
+        ],
+        [
+            "fix: handle SIGPIPE",
+            "-",
+            "fix-after-change",
+            "fix-after-change.unattributed",
+            "ambiguous",
+            "ambiguous.unattributed-fix",
+        ],
+        [
+            "fix exporter encoding",
+            "-",
+            "fix-after-change",
+            "fix-after-change.unattributed",
+            "ambiguous",
+            "ambiguous.unattributed-fix",
+        ],
+        [
+            "fix: config loader crashes on a missing file",
+            "Add config loader",
+            "fix-after-change",
+            "fix-after-change.shared-path",
+            "self-reflection",
+            "self-reflection.other-files",
+        ],
+        [
+            "cache: handle empty keys",
+            "Add cache layer",
+            "fixes-trailer",
+            "fixes-trailer.sha",
+            "human-review",
+            "human-review.lines",
+        ],
+        [
+            "Revert \"Add retry loop\"",
+            "Add retry loop",
+            "revert",
+            "revert.subject",
+            "ci",
+            "ci.message",
+        ],
+        [
+            "Revert \"Add feature flag parsing\"",
+            "Add feature flag parsing",
+            "revert",
+            "revert.sha",
+            "ambiguous",
+            "ambiguous.revert-no-reason",
+        ],
+    ];
+    let expected: Vec<[String; 6]> = expected.into_iter().map(|row| row.map(String::from)).collect();
+    assert_eq!(found, expected);
+
+    let history = &analysis["history"];
+    assert_eq!(history["commits"], 23);
+    assert_eq!(
+        history["reverts_of_reverts_skipped"], 1,
+        "the reapplied revert is not a failure"
+    );
+    assert_eq!(
+        (history["fixes_linked"].as_u64(), history["unattributed_fixes"].as_u64()),
+        (Some(5), Some(2))
+    );
+    assert_eq!(history["diff_batches"], 2);
+    let counts = &analysis["counts"];
+    assert_eq!(
+        [
+            &counts["ci"],
+            &counts["human_review"],
+            &counts["self_reflection"],
+            &counts["ambiguous"]
+        ]
+        .map(|v| v.as_u64()),
+        [Some(3), Some(2), Some(2), Some(4)]
+    );
+    // 2 of 7 classified: above 5%, but far below the pre-registered minimum of 50 classified failures.
+    assert_eq!(analysis["verdict"]["kind"], "INCONCLUSIVE");
+    assert_eq!(analysis["verdict"]["n_still_needed"], 43);
+    assert_eq!(report["status"], "ok");
+    assert_eq!(report["generated_at"], "2026-11-21T00:00:00Z");
+    let csv = std::fs::read_to_string(out.join("p2-failures.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 12, "a header and one row per failure");
+}
+
+#[test]
+fn the_same_history_gives_byte_identical_reports_and_the_block_shows_the_rule() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let (a, b) = (sandbox.path().join("a"), sandbox.path().join("b"));
+    let mut stdout = Vec::new();
+    for out in [&a, &b] {
+        let output = p2(&["--repo", repo.to_str().unwrap()], out);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        stdout.push(String::from_utf8(output.stdout).unwrap());
+    }
+    assert_eq!(stdout[0], stdout[1]);
+    assert!(stdout[0].starts_with(
+        "P2 gate buckets — kill condition (pre-registered): only-self-reflection share < 5% of classified failures ⇒ do NOT build §7–§8\n"
+    ));
+    assert!(stdout[0].contains("  failures        11: ci 3, human review 2, self-reflection 2, ambiguous 4\n"));
+    assert!(stdout[0].contains("  self-reflection 2 of 7 classified = 28.6% [8.2%, 64.1%]\n"));
+    for name in ["p2.json", "p2.md", "p2-failures.csv"] {
+        assert_eq!(
+            std::fs::read(a.join(name)).unwrap(),
+            std::fs::read(b.join(name)).unwrap(),
+            "{name} differs between runs"
+        );
+    }
+    // Without --as-of, the report date is the newest commit's (fixture day 81 at noon), never the clock.
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("p2.json")).unwrap()).unwrap();
+    assert_eq!(json["generated_at"], "2026-03-22T12:00:00Z");
+    let markdown = std::fs::read_to_string(a.join("p2.md")).unwrap();
+    assert!(markdown.starts_with("# P2 gate buckets — INCONCLUSIVE\n"));
+    assert!(markdown.contains("| `ci.paths` |"));
+}
+
+#[test]
+fn since_and_until_narrow_the_walk() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let out = sandbox.path().join("out");
+    let report = ok_json(&p2(
+        &[
+            "--repo",
+            repo.to_str().unwrap(),
+            "--json",
+            "--since",
+            "2026-02-09",
+            "--until",
+            "2026-02-20",
+        ],
+        &out,
+    ));
+    let repository = &report["report"]["repository"];
+    assert_eq!(repository["commits_walked"], 4);
+    assert_eq!(repository["since"], "2026-02-09T00:00:00Z");
+    assert_eq!(repository["until"], "2026-02-20T23:59:59Z");
+    let subjects: Vec<&str> = report["report"]["analysis"]["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["Fix build on 32-bit targets", "fix: parser edge case"]);
+}
+
+#[test]
+fn repository_states_get_a_clear_message_or_a_documented_result() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.path().join("out");
+
+    // Not a repository: exit 2, the path named, nothing written.
+    let plain = sandbox.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let output = p2(&["--repo", plain.to_str().unwrap()], &out);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("phase0: {}: not a git repository", plain.display())),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+
+    // A revision that does not exist: exit 2, the revision named.
+    let repo = sandbox.repo("one", &[("a.txt", "a\n")]);
+    let output = p2(&["--repo", repo.to_str().unwrap(), "--rev", "no-such-branch"], &out);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("revision \"no-such-branch\""));
+
+    // An empty repository (unborn HEAD): no commits, INCONCLUSIVE, exit 0.
+    let empty = sandbox.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    sandbox.git(&empty, &["init", "--quiet", "--initial-branch=main"]);
+    let report = ok_json(&p2(&["--repo", empty.to_str().unwrap(), "--json"], &out));
+    assert_eq!(report["report"]["repository"]["commits_walked"], 0);
+    assert_eq!(report["report"]["repository"]["head"], "unborn branch main");
+    assert_eq!(report["report"]["repository"]["tip"], serde_json::Value::Null);
+    assert_eq!(report["report"]["analysis"]["verdict"]["kind"], "INCONCLUSIVE");
+    assert_eq!(report["generated_at"], serde_json::Value::Null);
+
+    // A shallow clone: the truncation is reported (status partial), the run still completes.
+    let history = fixture(&sandbox);
+    let shallow = sandbox.path().join("shallow");
+    let url = format!("file://{}", history.display());
+    sandbox.git(
+        sandbox.path(),
+        &["clone", "--quiet", "--depth", "5", &url, shallow.to_str().unwrap()],
+    );
+    let report = ok_json(&p2(&["--repo", shallow.to_str().unwrap(), "--json"], &out));
+    assert_eq!(report["status"], "partial");
+    assert_eq!(report["error_code"], "shallow-history");
+    assert_eq!(report["report"]["repository"]["shallow"], true);
+    assert_eq!(report["report"]["repository"]["commits_walked"], 5);
+
+    // Detached HEAD: walks from the detached commit.
+    sandbox.git(&history, &["checkout", "--quiet", "--detach", "HEAD~2"]);
+    let report = ok_json(&p2(&["--repo", history.to_str().unwrap(), "--json"], &out));
+    assert_eq!(report["report"]["repository"]["head"], "detached HEAD");
+    assert_eq!(report["report"]["repository"]["commits_walked"], 21);
+}
+
+/// `phase0 p2 --repo .` on this project's own repository (part of the demo).
+#[test]
+fn runs_on_this_projects_own_history() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if !root.join(".git").exists() {
+        eprintln!("skipped: {} is not a git work tree", root.display());
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let report = ok_json(&p2(&["--repo", root.to_str().unwrap(), "--json"], out.path()));
+    let walked = report["report"]["repository"]["commits_walked"].as_u64().unwrap();
+    let count = Command::new("git")
+        .args(["-C", root.to_str().unwrap(), "rev-list", "--count", "HEAD"])
+        .output()
+        .unwrap();
+    let expected: u64 = String::from_utf8_lossy(&count.stdout).trim().parse().unwrap();
+    assert_eq!(walked, expected);
+}
+
+/// `phase0 demo` shows the capture view and runs P2 over the repository's history.
+#[test]
+fn the_demo_runs_p2_on_the_repository() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let out = sandbox.path().join("demo");
+    let output = Command::new(binary("phase0"))
+        .args(["demo", "--repo", repo.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("capture: change surface"), "{stdout}");
+    assert!(stdout.contains("  failures        11: ci 3, human review 2, self-reflection 2, ambiguous 4\n"));
+    assert!(out.join("p2/p2.json").is_file() && out.join("p2/p2.md").is_file());
+}
