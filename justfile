@@ -65,9 +65,9 @@ p2 *args:
 bench-p2 REPO:
     bench/p2.sh {{REPO}}
 
-# P3 detectability (arrives with its issue).
+# P3 detectability over board exports: `just p3 data/p3/jira.json` (every `phase0 p3` flag works)
 p3 *args:
-    @echo "phase0 p3 is not implemented yet" >&2; exit 2
+    cargo run --quiet --release --bin phase0 -- p3 {{args}}
 
 # The weekly reports (arrives with its issue).
 weekly *args:

@@ -89,6 +89,38 @@ enum Command {
         #[arg(long)]
         templates: Option<PathBuf>,
     },
+    /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
+    P3 {
+        /// Board exports: upstream JSONL, Jira CSV/JSON, Linear CSV, GitHub issue JSON, Trello JSON, beads JSONL.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// auto (sniff each input and say what was chosen), jsonl, jira-csv, jira-json, linear-csv, github-json,
+        /// trello-json or beads.
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// The time zone of dates written without one (Jira CSV), e.g. Europe/Berlin; default UTC.
+        #[arg(long)]
+        tz: Option<String>,
+        /// Replace the pre-registered window (the report says so).
+        #[arg(long)]
+        window_days: Option<u32>,
+        /// A pre-registration replacing the embedded experiments/p3.toml.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Where p3.json and p3.md go.
+        #[arg(long, default_value = "reports/p3")]
+        out: PathBuf,
+        /// Print the report JSON instead of the summary block.
+        #[arg(long)]
+        json: bool,
+        /// The as-of date (YYYY-MM-DD or RFC 3339) for windows and the report; default SOURCE_DATE_EPOCH, else
+        /// the newest date in the inputs.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A directory with a p3.md.j2 that replaces the embedded template.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+    },
     /// Generate synthetic inputs deterministically.
     Synth {
         #[command(subcommand)]
@@ -172,6 +204,30 @@ fn main() -> ExitCode {
                 progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             };
             print_outcome(commands::p2::run(&args).map(|o| (o.summary, o.json)), json)
+        }
+        Command::P3 {
+            inputs,
+            format,
+            tz,
+            window_days,
+            prereg,
+            out,
+            json,
+            as_of,
+            templates,
+        } => {
+            let args = commands::p3::P3Args {
+                inputs,
+                format,
+                tz,
+                window_days,
+                prereg,
+                out,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                templates,
+            };
+            print_outcome(commands::p3::run(&args).map(|o| (o.summary, o.json)), json)
         }
         Command::Synth {
             what: Synth::P1 { rows, seed, minimal },

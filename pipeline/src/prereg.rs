@@ -14,6 +14,11 @@ pub const P1_DEFAULT: &str = include_str!("../../experiments/p1.toml");
 /// `experiments/p2.toml` as shipped.
 pub const P2_DEFAULT: &str = include_str!("../../experiments/p2.toml");
 
+/// `experiments/p3.toml` as shipped.
+pub const P3_DEFAULT: &str = include_str!("../../experiments/p3.toml");
+
+pub use crate::experiments::p3::{P3Kill, P3Signals, P3Spec};
+
 pub use crate::experiments::p2::spec::{
     P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec,
 };
@@ -167,6 +172,63 @@ fn validate_p1(spec: &P1Spec) -> Result<(), String> {
         return Err(format!(
             "kill.lift_pp_at_most = {} is outside [-100, 100]",
             spec.kill.lift_pp_at_most
+        ));
+    }
+    Ok(())
+}
+
+impl Prereg<P3Spec> {
+    /// The embedded default, or the file at `path`.
+    pub fn p3(path: Option<&Path>) -> Result<Self, PreregError> {
+        load(path, P3_DEFAULT, "experiments/p3.toml (embedded)", validate_p3)
+    }
+}
+
+fn validate_p3(spec: &P3Spec) -> Result<(), String> {
+    if spec.experiment != "p3" {
+        return Err(format!("experiment = {:?}, expected \"p3\"", spec.experiment));
+    }
+    for (name, value) in [
+        ("alpha", spec.alpha),
+        ("kill.base_rate_below", spec.kill.base_rate_below),
+    ] {
+        if !(value > 0.0 && value < 1.0) {
+            return Err(format!("{name} = {value} is outside (0, 1)"));
+        }
+    }
+    if spec.kill.text.trim().is_empty() {
+        return Err("kill.text is empty".into());
+    }
+    if spec.window_days == 0 || spec.kill.min_eligible == 0 {
+        return Err("window_days and kill.min_eligible must be at least 1".into());
+    }
+    let known: Vec<&str> = crate::experiments::p3::SIGNALS.iter().map(|(id, _)| *id).collect();
+    if let Some(unknown) = spec.signals.major.iter().find(|id| !known.contains(&id.as_str())) {
+        return Err(format!(
+            "signals.major: unknown signal {unknown:?} (one of {})",
+            known.join(", ")
+        ));
+    }
+    let links = [
+        "relates",
+        "blocks",
+        "duplicates",
+        "clones",
+        "causes",
+        "regression",
+        "follow-up",
+        "parent",
+        "other",
+    ];
+    if let Some(unknown) = spec
+        .signals
+        .follow_up_links
+        .iter()
+        .find(|k| !links.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "signals.follow_up_links: unknown link kind {unknown:?} (one of {})",
+            links.join(", ")
         ));
     }
     Ok(())
@@ -386,5 +448,29 @@ mod tests {
                 .to_string()
                 .starts_with(&format!("{}: cannot read", missing.display()))
         );
+    }
+
+    #[test]
+    fn the_embedded_p3_prereg_parses_and_bad_files_are_named() {
+        let prereg = Prereg::p3(None).unwrap();
+        assert_eq!(prereg.spec.window_days, 30);
+        assert_eq!(
+            prereg.spec.kill.text,
+            "detectable-outcome base rate < 20% ⇒ do NOT build §7 calibration loop (capture caveat-notes only)"
+        );
+        assert_eq!(prereg.source, "experiments/p3.toml (embedded)");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p3.toml");
+        std::fs::write(
+            &path,
+            P3_DEFAULT.replace("major = [\"wrong.reopened\"", "major = [\"wrong.vibes\""),
+        )
+        .unwrap();
+        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        assert!(
+            error.contains("signals.major: unknown signal \"wrong.vibes\""),
+            "{error}"
+        );
+        assert!(error.starts_with(&path.display().to_string()), "{error}");
     }
 }

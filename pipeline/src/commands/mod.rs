@@ -3,6 +3,7 @@
 
 pub mod p1;
 pub mod p2;
+pub mod p3;
 pub mod synth;
 
 use std::path::{Path, PathBuf};

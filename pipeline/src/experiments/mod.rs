@@ -2,3 +2,4 @@
 
 pub mod p1;
 pub mod p2;
+pub mod p3;

@@ -1,5 +1,6 @@
 //! Scanners: read and normalise inputs into typed rows. They know nothing about experiments.
 
+pub mod board;
 pub mod commits;
 pub mod corpus;
 pub mod git;

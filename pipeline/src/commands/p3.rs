@@ -1,0 +1,134 @@
+//! `phase0 p3`: read board exports, find each completed task's signals within the window, decide under the
+//! prereg, write `p3.json` and `p3.md`, and return the stdout block.
+
+use std::path::PathBuf;
+
+use super::{CommandError, write_all_atomically};
+use crate::experiments::p3;
+use crate::prereg::Prereg;
+use crate::report::envelope::{self, Envelope, InputFile, PreregRef};
+use crate::report::p3 as render;
+use crate::scan::board::{self, Format};
+
+#[derive(Debug, Clone, Default)]
+pub struct P3Args {
+    pub inputs: Vec<PathBuf>,
+    /// `auto` (sniff each input) or a format name.
+    pub format: String,
+    /// The zone of dates written without one (Jira CSV); default UTC.
+    pub tz: Option<String>,
+    /// Replaces the prereg's window (the report says so).
+    pub window_days: Option<u32>,
+    pub prereg: Option<PathBuf>,
+    pub out: PathBuf,
+    pub as_of: Option<String>,
+    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    pub source_date_epoch: Option<String>,
+    /// A directory whose `p3.md.j2` replaces the embedded template.
+    pub templates: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+pub struct P3Outcome {
+    pub summary: String,
+    pub json: Vec<u8>,
+    pub written: Vec<PathBuf>,
+}
+
+pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    let mut prereg = Prereg::p3(args.prereg.as_deref()).map_err(|e| input(&e))?;
+    let preregistered_window = prereg.spec.window_days;
+    if let Some(days) = args.window_days {
+        if days == 0 {
+            return Err(CommandError::Input("--window-days must be at least 1".into()));
+        }
+        prereg.spec.window_days = days;
+    }
+    if args.inputs.is_empty() {
+        return Err(CommandError::Input("p3 needs at least one board export".into()));
+    }
+    let format = match args.format.as_str() {
+        "auto" | "" => None,
+        name => Some(
+            name.parse::<Format>()
+                .map_err(|e| input(&format!("--format {name}: {e}")))?,
+        ),
+    };
+    let tz = match args.tz.as_deref() {
+        None => jiff::tz::TimeZone::UTC,
+        Some(name) => jiff::tz::TimeZone::get(name)
+            .map_err(|e| CommandError::Input(format!("--tz {name}: not a known time zone ({e})")))?,
+    };
+    let template = match &args.templates {
+        None => render::P3_TEMPLATE.to_string(),
+        Some(dir) => {
+            let path = dir.join("p3.md.j2");
+            std::fs::read_to_string(&path).map_err(|error| {
+                CommandError::Input(format!("{}: cannot read the template: {error}", path.display()))
+            })?
+        }
+    };
+    let as_of = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
+        .map_err(|e| input(&e))?;
+
+    let mut boards = Vec::with_capacity(args.inputs.len());
+    let mut files = Vec::with_capacity(args.inputs.len());
+    for path in &args.inputs {
+        let bytes = crate::scan::corpus::read_file(path)
+            .map_err(|error| CommandError::Input(format!("{}: cannot read: {error}", path.display())))?;
+        // A GitHub timeline file joins the issue list given before it (it is not a board of its own).
+        if board::is_github_timeline(&bytes)
+            && let Some(previous) = boards
+                .last_mut()
+                .filter(|b: &&mut board::Board| b.format == Format::GithubJson)
+        {
+            board::join_github_timeline(previous, path, &bytes, &tz).map_err(|e| input(&e))?;
+            files.push(InputFile::new(path, &bytes, None));
+            continue;
+        }
+        let board = match format {
+            Some(format) => board::read(path, &bytes, format, &tz),
+            None => board::sniff(path, &bytes).and_then(|sniffed| {
+                let mut board = board::read(path, &bytes, sniffed.format, &tz)?;
+                board.format_reason = Some(sniffed.reason);
+                Ok(board)
+            }),
+        }
+        .map_err(|e| input(&e))?;
+        files.push(InputFile::new(path, &bytes, Some(board.tasks.len() as u64)));
+        boards.push(board);
+    }
+    let as_of_instant = as_of.as_deref().and_then(|at| at.parse::<jiff::Timestamp>().ok());
+    let analysis = p3::analyze(&boards, &prereg.spec, as_of_instant);
+    let generated_at = as_of.or_else(|| analysis.as_of.clone());
+
+    let mut report = Envelope::new(
+        "phase0 p3",
+        PreregRef {
+            path: prereg.source.clone(),
+            sha256: prereg.sha256.clone(),
+        },
+        generated_at,
+        render::P3Report {
+            window_overridden: (prereg.spec.window_days != preregistered_window).then_some(preregistered_window),
+            analysis,
+        },
+    );
+    report.inputs = files;
+    report.artifacts = vec!["p3.json".into(), "p3.md".into()];
+    let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
+    let json = report.to_json().map_err(|e| input(&e))?;
+    let written = write_all_atomically(
+        &args.out,
+        &[
+            ("p3.json".to_string(), json.clone()),
+            ("p3.md".to_string(), markdown.into_bytes()),
+        ],
+    )?;
+    Ok(P3Outcome {
+        summary: render::stdout_block(&report, &prereg.spec),
+        json,
+        written,
+    })
+}

@@ -1,0 +1,648 @@
+//! P3 detectability: for completed tasks, how often does a machine-detectable right/wrong signal appear within
+//! the window?
+//!
+//! # Rules (windows and lists from `experiments/p3.toml`)
+//!
+//! * **Completion** is the first time the task entered a Done status: from its status history when the input has
+//!   one (so a task completed, reopened and completed again counts from the first completion), otherwise the
+//!   completion time the tool reports for a task that is Done now. Tasks never completed are not eligible;
+//!   Done tasks without a completion time are counted as `completion_unknown` and left out.
+//! * **Censoring**: a completed task is eligible only when `completion + window_days <= as_of`; the others are
+//!   still inside their window and are counted as `censored`, never as "no signal".
+//! * **Signals**, each with an id, counted when they appear within `[completion, completion + window]`:
+//!   * `wrong.reopened`: a reopen date (explicit, or a history change out of Done) in the window; for an input
+//!     without history, whose completion time may be a re-completion, also a reopen at most `window_days` before
+//!     the reported completion (a reopen always follows an earlier completion);
+//!   * `wrong.follow-up`: a follow-up task (a link of a kind in `signals.follow_up_links`, from either side, or a
+//!     bug linked to it in any way) created in the window; a follow-up
+//!     that is not in the input has no creation time and cannot count; a type or label in `bug_types` makes a
+//!     task a bug (Linear and GitHub have labels, not types);
+//!   * `wrong.explicit` / `right.explicit`: the input states the outcome (upstream JSONL), timing aside;
+//!   * `right.verified-status`: a history change into a status named in `signals.verified_statuses` in the window
+//!     (without history: the current status is one of them).
+//!
+//!   Revert and fix commits that name a task (`--repo`) are not read yet: the report lists that signal as not
+//!   observed.
+//! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
+//! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
+//!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
+//!   reached while a `signals.major` signal could not be observed in some input says so in its reason: the low
+//!   rate may be the format's blindness, not the work's.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+pub use super::p1::VerdictKind;
+use crate::scan::board::{Board, LinkDirection, StatusCategory, Task};
+use crate::stats::{self, Interval};
+
+/// `experiments/p3.toml`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P3Spec {
+    pub experiment: String,
+    pub title: String,
+    pub hypothesis: String,
+    pub alpha: f64,
+    pub window_days: u32,
+    pub kill: P3Kill,
+    pub signals: P3Signals,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P3Kill {
+    pub text: String,
+    pub base_rate_below: f64,
+    pub min_eligible: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P3Signals {
+    pub follow_up_links: Vec<String>,
+    pub bug_types: Vec<String>,
+    pub verified_statuses: Vec<String>,
+    pub major: Vec<String>,
+}
+
+/// Every signal id with its meaning, in report order.
+pub const SIGNALS: [(&str, &str); 6] = [
+    ("wrong.reopened", "reopened within the window after completion"),
+    (
+        "wrong.follow-up",
+        "a follow-up, regression or linked bug created within the window",
+    ),
+    ("wrong.explicit", "the input states the outcome was wrong"),
+    (
+        "wrong.commit",
+        "a revert or fix commit names the task within the window (needs --repo; not read yet)",
+    ),
+    ("right.explicit", "the input states the outcome was right or verified"),
+    (
+        "right.verified-status",
+        "moved to a verified/accepted status within the window",
+    ),
+];
+
+/// Whether `board`'s format can show the signal `id`.
+fn observable(board: &Board, id: &str) -> bool {
+    let caps = &board.capabilities;
+    match id {
+        "wrong.reopened" => caps.reopen,
+        // The upstream JSONL has no creation times in its schema, but an export may carry them.
+        "wrong.follow-up" => caps.links && (caps.created || board.tasks.iter().any(|t| t.created.is_some())),
+        "wrong.explicit" | "right.explicit" => caps.explicit_outcome,
+        "right.verified-status" => caps.status_history,
+        _ => false,
+    }
+}
+
+/// How each task was counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub tasks: u64,
+    /// Never completed (not Done now, no Done in the history).
+    pub not_completed: u64,
+    /// Done, but the input gives no completion time.
+    pub completion_unknown: u64,
+    /// Completed, window not yet elapsed at the as-of date.
+    pub censored: u64,
+    /// Completed with the window elapsed: the denominator.
+    pub eligible: u64,
+    /// Eligible tasks with at least one signal, with a wrong signal, with a right signal.
+    pub with_signal: u64,
+    pub wrong: u64,
+    pub right: u64,
+    /// Follow-up links naming a task that is not in the input (its creation time is unknown).
+    pub follow_ups_outside_input: u64,
+}
+
+/// One input's part.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputSummary {
+    pub path: String,
+    pub format: String,
+    pub format_reason: Option<String>,
+    pub counts: Counts,
+    pub base_rate: Option<Interval>,
+    /// Signal ids this input's format cannot show.
+    pub unobservable: Vec<&'static str>,
+    /// What the format cannot show at all (the adapter's capabilities).
+    pub missing_capabilities: Vec<&'static str>,
+    pub notes: Vec<String>,
+}
+
+/// One completed task and its signals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskRow {
+    pub input: usize,
+    pub id: String,
+    pub completed: String,
+    pub censored: bool,
+    pub signals: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    pub reasons: Vec<String>,
+    pub n_required: u64,
+    pub n_still_needed: u64,
+}
+
+/// The body of `p3.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct P3Analysis {
+    pub kill_rule: String,
+    pub threshold: f64,
+    pub window_days: u32,
+    pub as_of: Option<String>,
+    pub counts: Counts,
+    pub base_rate: Option<Interval>,
+    /// Eligible tasks carrying each signal (a task may carry several).
+    pub by_signal: BTreeMap<&'static str, u64>,
+    pub inputs: Vec<InputSummary>,
+    /// Signals some input could not show, and the major ones among them.
+    pub unobservable: Vec<&'static str>,
+    pub major_unobservable: Vec<&'static str>,
+    pub signals: BTreeMap<&'static str, &'static str>,
+    pub verdict: Verdict,
+    /// Every completed task (eligible or censored), by input then id.
+    pub tasks: Vec<TaskRow>,
+}
+
+/// The first time `task` entered Done, if known.
+fn first_completion(task: &Task) -> Option<Timestamp> {
+    let from_history = task
+        .history
+        .iter()
+        .flatten()
+        .filter(|change| change.to_category == StatusCategory::Done)
+        .map(|change| change.at)
+        .min();
+    from_history.or(if task.is_done() { task.completed } else { None })
+}
+
+fn lower_set(values: &[String]) -> BTreeSet<String> {
+    values.iter().map(|v| v.trim().to_ascii_lowercase()).collect()
+}
+
+/// Analyses every input under `spec`; `as_of` defaults to the newest instant in any input.
+pub fn analyze(boards: &[Board], spec: &P3Spec, as_of: Option<Timestamp>) -> P3Analysis {
+    let as_of = as_of.or_else(|| boards.iter().filter_map(Board::newest_timestamp).max());
+    let window = SignedDuration::from_hours(24 * i64::from(spec.window_days));
+    let follow_up_kinds = lower_set(&spec.signals.follow_up_links);
+    let bug_types = lower_set(&spec.signals.bug_types);
+    let verified = lower_set(&spec.signals.verified_statuses);
+    let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
+
+    let mut total = Counts::default();
+    let mut by_signal: BTreeMap<&'static str, u64> = SIGNALS.iter().map(|(id, _)| (*id, 0)).collect();
+    let mut inputs = Vec::with_capacity(boards.len());
+    let mut rows = Vec::new();
+    let mut unobservable: BTreeSet<&'static str> = BTreeSet::new();
+    for (index, board) in boards.iter().enumerate() {
+        let mut counts = Counts::default();
+        // Follow-ups of each task, from either side of the link, and bugs linked in any way.
+        let mut follow_ups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for task in &board.tasks {
+            // A type, or a label where the tool has no types (Linear, GitHub).
+            let is_bug = task
+                .kind
+                .iter()
+                .chain(&task.labels)
+                .any(|name| bug_types.contains(&name.trim().to_ascii_lowercase()));
+            for link in &task.links {
+                // Outward: "this task causes / regresses into / spawned the target"; inward: the other way.
+                let (origin, follow_up) = if follow_up_kinds.contains(link.kind.as_str()) {
+                    match link.direction {
+                        LinkDirection::Outward => (task.id.as_str(), link.target.as_str()),
+                        LinkDirection::Inward => (link.target.as_str(), task.id.as_str()),
+                    }
+                } else if is_bug {
+                    (link.target.as_str(), task.id.as_str())
+                } else {
+                    continue;
+                };
+                follow_ups.entry(origin).or_default().insert(follow_up);
+            }
+        }
+        let created: BTreeMap<&str, Option<Timestamp>> =
+            board.tasks.iter().map(|t| (t.id.as_str(), t.created)).collect();
+
+        let mut task_rows: Vec<TaskRow> = Vec::new();
+        for task in &board.tasks {
+            counts.tasks += 1;
+            let Some(done) = first_completion(task) else {
+                if task.is_done() {
+                    counts.completion_unknown += 1;
+                } else {
+                    counts.not_completed += 1;
+                }
+                continue;
+            };
+            let end = done.saturating_add(window).unwrap_or(Timestamp::MAX);
+            let in_window = |at: Timestamp| at >= done && at <= end;
+            let mut signals: Vec<&'static str> = Vec::new();
+            // Without a history the reported completion may be a re-completion: a reopen recorded before it
+            // followed an earlier completion whose date is unknown, so it counts within a window either side.
+            let reopen_counts = |at: Timestamp| {
+                in_window(at) || (task.history.is_none() && at < done && done.duration_since(at) <= window)
+            };
+            if task.reopened_at.iter().any(|&at| reopen_counts(at)) {
+                signals.push("wrong.reopened");
+            }
+            let mut follow_up_in_window = false;
+            for id in follow_ups.get(task.id.as_str()).into_iter().flatten() {
+                match created.get(id) {
+                    Some(Some(at)) => follow_up_in_window |= in_window(*at),
+                    Some(None) => {}
+                    None => counts.follow_ups_outside_input += 1,
+                }
+            }
+            if follow_up_in_window {
+                signals.push("wrong.follow-up");
+            }
+            match task.outcome {
+                Some(outcome) if outcome.is_right() => signals.push("right.explicit"),
+                Some(_) => signals.push("wrong.explicit"),
+                None => {}
+            }
+            let verified_change = match &task.history {
+                Some(history) => history
+                    .iter()
+                    .any(|c| in_window(c.at) && verified.contains(&c.to.trim().to_ascii_lowercase())),
+                None => verified.contains(&task.status.trim().to_ascii_lowercase()),
+            };
+            if verified_change {
+                signals.push("right.verified-status");
+            }
+            signals.sort_unstable();
+            let censored = as_of.is_none_or(|as_of| end > as_of);
+            if censored {
+                counts.censored += 1;
+            } else {
+                counts.eligible += 1;
+                if !signals.is_empty() {
+                    counts.with_signal += 1;
+                }
+                counts.wrong += u64::from(signals.iter().any(|s| s.starts_with("wrong.")));
+                counts.right += u64::from(signals.iter().any(|s| s.starts_with("right.")));
+                for signal in &signals {
+                    *by_signal.entry(signal).or_default() += 1;
+                }
+            }
+            task_rows.push(TaskRow {
+                input: index,
+                id: task.id.clone(),
+                completed: done.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                censored,
+                signals,
+            });
+        }
+        task_rows.sort_by(|a, b| a.id.cmp(&b.id));
+        rows.extend(task_rows);
+        let cannot: Vec<&'static str> = SIGNALS
+            .iter()
+            .map(|(id, _)| *id)
+            .filter(|id| !observable(board, id))
+            .collect();
+        unobservable.extend(cannot.iter().copied());
+        inputs.push(InputSummary {
+            path: board.path.display().to_string(),
+            format: serde_json::to_value(board.format)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            format_reason: board.format_reason.clone(),
+            base_rate: stats::wilson(counts.with_signal, counts.eligible, z).ok().flatten(),
+            counts: counts.clone(),
+            unobservable: cannot,
+            missing_capabilities: board.capabilities.missing(),
+            notes: board.notes.clone(),
+        });
+        for (sum, part) in [
+            (&mut total.tasks, counts.tasks),
+            (&mut total.not_completed, counts.not_completed),
+            (&mut total.completion_unknown, counts.completion_unknown),
+            (&mut total.censored, counts.censored),
+            (&mut total.eligible, counts.eligible),
+            (&mut total.with_signal, counts.with_signal),
+            (&mut total.wrong, counts.wrong),
+            (&mut total.right, counts.right),
+            (&mut total.follow_ups_outside_input, counts.follow_ups_outside_input),
+        ] {
+            *sum += part;
+        }
+    }
+    let major_unobservable: Vec<&'static str> = unobservable
+        .iter()
+        .copied()
+        .filter(|id| spec.signals.major.iter().any(|m| m == id))
+        .collect();
+    let base_rate = stats::wilson(total.with_signal, total.eligible, z).ok().flatten();
+    let verdict = decide(total.with_signal, total.eligible, &major_unobservable, spec);
+    P3Analysis {
+        kill_rule: spec.kill.text.clone(),
+        threshold: spec.kill.base_rate_below,
+        window_days: spec.window_days,
+        as_of: as_of.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+        counts: total,
+        base_rate,
+        by_signal,
+        inputs,
+        unobservable: unobservable.into_iter().collect(),
+        major_unobservable,
+        signals: SIGNALS.iter().copied().collect(),
+        verdict,
+        tasks: rows,
+    }
+}
+
+/// The pre-registered verdict for `with_signal` of `eligible` tasks (see the module documentation).
+pub fn decide(with_signal: u64, eligible: u64, major_unobservable: &[&str], spec: &P3Spec) -> Verdict {
+    let threshold = spec.kill.base_rate_below;
+    let n_required = spec.kill.min_eligible;
+    let verdict = |kind, reason: String, n_still_needed| Verdict {
+        kind,
+        reasons: vec![reason],
+        n_required,
+        n_still_needed,
+    };
+    if eligible < n_required {
+        return verdict(
+            VerdictKind::Inconclusive,
+            format!("n = {eligible} eligible tasks is below the pre-registered minimum of {n_required}"),
+            n_required - eligible,
+        );
+    }
+    let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
+    let Some(rate) = stats::wilson(with_signal.min(eligible), eligible, z).ok().flatten() else {
+        return verdict(VerdictKind::Inconclusive, "the base rate has no interval".into(), 0);
+    };
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let numbers = format!(
+        "detectable-outcome base rate {} ({with_signal} of {eligible})",
+        pct(rate.estimate)
+    );
+    let (lo, hi, t) = (pct(rate.lo), pct(rate.hi), pct(threshold));
+    if rate.estimate < threshold && rate.hi < threshold {
+        let mut reason = format!("{numbers} < {t} and its interval [{lo}, {hi}] lies below it");
+        if !major_unobservable.is_empty() {
+            reason.push_str(&format!(
+                " — but the input could not show {}, so the rate may reflect the export format rather than the work",
+                major_unobservable.join(", ")
+            ));
+        }
+        verdict(VerdictKind::Kill, reason, 0)
+    } else if rate.estimate >= threshold && rate.lo >= threshold {
+        verdict(
+            VerdictKind::Pass,
+            format!("{numbers} >= {t} and its interval [{lo}, {hi}] lies at or above it"),
+            0,
+        )
+    } else {
+        let side = if rate.estimate < threshold { "<" } else { ">=" };
+        verdict(
+            VerdictKind::Inconclusive,
+            format!("{numbers} {side} {t}, but its interval [{lo}, {hi}] straddles it"),
+            0,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::prereg::Prereg;
+    use crate::scan::board::{Capabilities, Format, Link, LinkKind, Outcome, Record, StatusChange};
+
+    fn spec() -> P3Spec {
+        Prereg::p3(None).unwrap().spec
+    }
+
+    /// 2026-01-01T00:00:00Z plus `days`.
+    fn day(days: f64) -> Timestamp {
+        Timestamp::from_second(1_767_225_600 + (days * 86_400.0) as i64).unwrap()
+    }
+
+    fn done(id: &str, completed: f64) -> Task {
+        let mut task = Task::new(id, Record::Line(1));
+        task.status = "Done".into();
+        task.status_category = StatusCategory::Done;
+        task.created = Some(day(completed - 5.0));
+        task.completed = Some(day(completed));
+        task
+    }
+
+    fn board(format: Format, tasks: Vec<Task>) -> Board {
+        Board {
+            path: PathBuf::from("board"),
+            format,
+            format_reason: None,
+            capabilities: Capabilities::of(format),
+            tasks,
+            notes: Vec::new(),
+        }
+    }
+
+    fn signals(analysis: &P3Analysis) -> Vec<(&str, bool, Vec<&str>)> {
+        analysis
+            .tasks
+            .iter()
+            .map(|t| (t.id.as_str(), t.censored, t.signals.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn reopen_counts_up_to_the_last_day_of_the_window() {
+        let mut inside = done("A", 0.0);
+        inside.reopened_at = vec![day(30.0)];
+        let mut outside = done("B", 0.0);
+        outside.reopened_at = vec![day(30.0) + SignedDuration::from_secs(1)];
+        // Without a history, a reopen before the reported completion followed an earlier completion: it counts
+        // up to a window before it.
+        let mut before = done("C", 10.0);
+        before.reopened_at = vec![day(9.0)];
+        let mut long_before = done("D", 40.0);
+        long_before.reopened_at = vec![day(9.0)];
+        // With a history, the first completion is known and the window is strict.
+        let mut with_history = done("E", 10.0);
+        with_history.history = Some(Vec::new());
+        with_history.reopened_at = vec![day(9.0)];
+        let analysis = analyze(
+            &[board(
+                Format::JiraJson,
+                vec![inside, outside, before, long_before, with_history],
+            )],
+            &spec(),
+            Some(day(100.0)),
+        );
+        assert_eq!(
+            signals(&analysis),
+            [
+                ("A", false, vec!["wrong.reopened"]),
+                ("B", false, vec![]),
+                ("C", false, vec!["wrong.reopened"]),
+                ("D", false, vec![]),
+                ("E", false, vec![]),
+            ]
+        );
+        assert_eq!(
+            (
+                analysis.counts.eligible,
+                analysis.counts.with_signal,
+                analysis.counts.wrong
+            ),
+            (5, 2, 2)
+        );
+    }
+
+    #[test]
+    fn the_first_completion_in_the_history_starts_the_window() {
+        // Done on day 0, reopened on day 3, done again on day 40: the window runs from day 0.
+        let mut task = done("A", 40.0);
+        let change = |at: f64, to: &str, category| StatusChange {
+            at: day(at),
+            from: None,
+            to: to.into(),
+            to_category: category,
+        };
+        task.history = Some(vec![
+            change(0.0, "Done", StatusCategory::Done),
+            change(3.0, "Reopened", StatusCategory::Todo),
+            change(40.0, "Done", StatusCategory::Done),
+        ]);
+        task.reopened_at = vec![day(3.0)];
+        let analysis = analyze(&[board(Format::JiraJson, vec![task])], &spec(), Some(day(31.0)));
+        assert_eq!(analysis.tasks[0].completed, "2026-01-01T00:00:00Z");
+        assert_eq!(signals(&analysis), [("A", false, vec!["wrong.reopened"])]);
+    }
+
+    #[test]
+    fn follow_ups_from_either_side_and_linked_bugs_count_when_created_in_the_window() {
+        let link = |kind, direction, target: &str| Link {
+            kind,
+            name: String::new(),
+            direction,
+            target: target.into(),
+        };
+        let origin_out = {
+            let mut t = done("A", 0.0);
+            t.links.push(link(LinkKind::Causes, LinkDirection::Outward, "A-BUG"));
+            t
+        };
+        let mut a_bug = Task::new("A-BUG", Record::Line(2));
+        a_bug.created = Some(day(12.0));
+        let origin_in = done("B", 0.0);
+        let mut b_regression = Task::new("B-REG", Record::Line(3));
+        b_regression.created = Some(day(31.0));
+        b_regression
+            .links
+            .push(link(LinkKind::Regression, LinkDirection::Inward, "B"));
+        let origin_bug = done("C", 0.0);
+        let mut c_bug = Task::new("C-BUG", Record::Line(4));
+        c_bug.kind = Some("Bug".into());
+        c_bug.created = Some(day(2.0));
+        c_bug.links.push(link(LinkKind::Relates, LinkDirection::Outward, "C"));
+        let mut d = done("D", 0.0);
+        d.links
+            .push(link(LinkKind::FollowUp, LinkDirection::Outward, "ELSEWHERE-1"));
+        let analysis = analyze(
+            &[board(
+                Format::JiraJson,
+                vec![origin_out, a_bug, origin_in, b_regression, origin_bug, c_bug, d],
+            )],
+            &spec(),
+            Some(day(60.0)),
+        );
+        assert_eq!(
+            signals(&analysis),
+            [
+                ("A", false, vec!["wrong.follow-up"]),
+                ("B", false, vec![]),
+                ("C", false, vec!["wrong.follow-up"]),
+                ("D", false, vec![]),
+            ]
+        );
+        assert_eq!(analysis.counts.follow_ups_outside_input, 1);
+        assert_eq!(analysis.counts.not_completed, 3);
+    }
+
+    #[test]
+    fn explicit_outcomes_verified_statuses_and_censoring() {
+        let mut wrong = done("A", 0.0);
+        wrong.outcome = Some(Outcome::Wrong);
+        let mut right = done("B", 0.0);
+        right.outcome = Some(Outcome::Verified);
+        let mut verified = done("C", 0.0);
+        verified.status = "Verified".into();
+        let late = done("D", 20.0);
+        let mut unknown = Task::new("E", Record::Line(5));
+        unknown.status_category = StatusCategory::Done;
+        let analysis = analyze(
+            &[board(Format::Jsonl, vec![wrong, right, verified, late, unknown])],
+            &spec(),
+            Some(day(45.0)),
+        );
+        assert_eq!(
+            signals(&analysis),
+            [
+                ("A", false, vec!["wrong.explicit"]),
+                ("B", false, vec!["right.explicit"]),
+                ("C", false, vec!["right.verified-status"]),
+                ("D", true, vec![]),
+            ]
+        );
+        let c = &analysis.counts;
+        assert_eq!((c.tasks, c.eligible, c.censored, c.completion_unknown), (5, 3, 1, 1));
+        assert_eq!((c.with_signal, c.wrong, c.right), (3, 1, 2));
+        assert_eq!(analysis.as_of.as_deref(), Some("2026-02-15T00:00:00Z"));
+    }
+
+    #[test]
+    fn verdict_branches_and_the_format_ceiling() {
+        let spec = spec();
+        let kill = decide(5, 200, &[], &spec);
+        assert_eq!(kill.kind, VerdictKind::Kill);
+        assert_eq!(
+            kill.reasons,
+            ["detectable-outcome base rate 2.5% (5 of 200) < 20.0% and its interval [1.1%, 5.7%] lies below it"]
+        );
+        let blind = decide(5, 200, &["wrong.reopened"], &spec);
+        assert!(blind.reasons[0].ends_with(
+            " — but the input could not show wrong.reopened, so the rate may reflect the export format rather than the work"
+        ));
+        assert_eq!(decide(80, 200, &[], &spec).kind, VerdictKind::Pass);
+        let straddles = decide(11, 60, &[], &spec);
+        assert_eq!(straddles.kind, VerdictKind::Inconclusive);
+        assert!(straddles.reasons[0].contains("straddles"));
+        let small = decide(1, 10, &[], &spec);
+        assert_eq!((small.kind, small.n_still_needed), (VerdictKind::Inconclusive, 40));
+    }
+
+    #[test]
+    fn unobservable_signals_follow_the_formats() {
+        let analysis = analyze(
+            &[board(Format::JiraCsv, vec![done("A", 0.0)])],
+            &spec(),
+            Some(day(40.0)),
+        );
+        assert_eq!(
+            analysis.unobservable,
+            [
+                "right.explicit",
+                "right.verified-status",
+                "wrong.commit",
+                "wrong.explicit",
+                "wrong.reopened"
+            ]
+        );
+        assert_eq!(analysis.major_unobservable, ["wrong.reopened"]);
+    }
+}

@@ -1,0 +1,124 @@
+//! P3's renderers: the markdown report (`templates/p3.md.j2`) and the stdout block.
+
+use serde::Serialize;
+
+use super::TemplateError;
+use super::envelope::Envelope;
+use crate::experiments::p3::P3Analysis;
+use crate::prereg::P3Spec;
+use crate::stats::Interval;
+
+/// `templates/p3.md.j2` as shipped; `--templates DIR` may replace it.
+pub const P3_TEMPLATE: &str = include_str!("../../../templates/p3.md.j2");
+
+/// The body of `p3.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct P3Report {
+    /// The pre-registered window, when `--window-days` replaced it.
+    pub window_overridden: Option<u32>,
+    pub analysis: P3Analysis,
+}
+
+fn percent(interval: &Option<Interval>) -> String {
+    interval.map_or_else(|| "undefined".to_string(), |i| format!("{:.1}%", i.estimate * 100.0))
+}
+
+fn percent_ci(interval: &Option<Interval>) -> String {
+    interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
+}
+
+/// Renders `template` (the source of `p3.md.j2`) for the report in `envelope`.
+pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) -> Result<String, TemplateError> {
+    #[derive(Serialize)]
+    struct View<'a> {
+        prereg_title: &'a str,
+        kill_text: &'a str,
+        hypothesis: &'a str,
+        generated_at: &'a str,
+        prereg_path: &'a str,
+        prereg_sha256: &'a str,
+        inputs: &'a [super::envelope::InputFile],
+        window_overridden: Option<u32>,
+        analysis: &'a P3Analysis,
+        interval_label: String,
+        base_rate: String,
+        base_rate_ci: String,
+        input_rates: Vec<(String, String)>,
+    }
+    let analysis = &envelope.report.analysis;
+    let view = View {
+        prereg_title: &spec.title,
+        kill_text: &spec.kill.text,
+        hypothesis: &spec.hypothesis,
+        generated_at: envelope
+            .generated_at
+            .as_deref()
+            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        prereg_path: &envelope.prereg.path,
+        prereg_sha256: &envelope.prereg.sha256,
+        inputs: &envelope.inputs,
+        window_overridden: envelope.report.window_overridden,
+        analysis,
+        interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
+        base_rate: percent(&analysis.base_rate),
+        base_rate_ci: percent_ci(&analysis.base_rate),
+        input_rates: analysis
+            .inputs
+            .iter()
+            .map(|i| (percent(&i.base_rate), percent_ci(&i.base_rate)))
+            .collect(),
+    };
+    super::render_markdown("p3.md.j2", template, &view)
+}
+
+/// The block `phase0 p3` prints: the kill condition verbatim, the numbers behind it, the verdict, the prereg hash.
+pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
+    let a = &envelope.report.analysis;
+    let c = &a.counts;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "P3 detectability — kill condition (pre-registered): {}\n",
+        spec.kill.text
+    ));
+    for input in &a.inputs {
+        out.push_str(&format!(
+            "  input           {} ({}{}): {} tasks\n",
+            input.path,
+            input.format,
+            if input.format_reason.is_some() { ", sniffed" } else { "" },
+            input.counts.tasks
+        ));
+    }
+    out.push_str(&format!(
+        "  tasks           {} completed with the {}-day window elapsed, {} censored, {} never completed, {} without a completion time\n",
+        c.eligible, a.window_days, c.censored, c.not_completed, c.completion_unknown
+    ));
+    out.push_str(&format!(
+        "  base rate       {} of {} = {} {} ({} wrong, {} right)\n",
+        c.with_signal,
+        c.eligible,
+        percent(&a.base_rate),
+        percent_ci(&a.base_rate),
+        c.wrong,
+        c.right
+    ));
+    if !a.unobservable.is_empty() {
+        out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
+    }
+    out.push_str(&format!(
+        "  verdict         {}: {}\n",
+        a.verdict.kind,
+        a.verdict.reasons.join("; ")
+    ));
+    if a.verdict.n_still_needed > 0 {
+        out.push_str(&format!(
+            "  tasks needed    {} more eligible ({} in all)\n",
+            a.verdict.n_still_needed, a.verdict.n_required
+        ));
+    }
+    out.push_str(&format!(
+        "  prereg          {} sha256 {}\n",
+        envelope.prereg.path, envelope.prereg.sha256
+    ));
+    out
+}
