@@ -46,10 +46,13 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
     std::fs::create_dir_all(dir).map_err(write_error(dir))?;
     let mut staged = Vec::with_capacity(files.len());
     for (name, bytes) in files {
-        let mut temp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(dir)
-            .map_err(write_error(dir))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".tmp-");
+        // Temporary files are private (0600) by default; a report is for reading, as if `>` had written it (the
+        // umask still applies).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let mut temp = builder.tempfile_in(dir).map_err(write_error(dir))?;
         std::io::Write::write_all(&mut temp, bytes).map_err(write_error(temp.path()))?;
         temp.as_file().sync_all().map_err(write_error(temp.path()))?;
         staged.push((temp, dir.join(name)));
@@ -63,4 +66,31 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn reports_are_readable_by_others_and_replace_old_ones() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "old").unwrap();
+        let written = write_all_atomically(dir.path(), &[("a.md".into(), b"new".to_vec())]).unwrap();
+        assert_eq!(written, [dir.path().join("a.md")]);
+        assert_eq!(std::fs::read(&written[0]).unwrap(), b"new");
+        // 0644 less the umask, as a plain `File::create` (0666 less the umask) would be, less write for others.
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&written[0]), mode(&plain) & 0o644);
+        std::fs::remove_file(&plain).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left behind"
+        );
+    }
 }

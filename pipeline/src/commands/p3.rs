@@ -116,7 +116,8 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         },
     );
     report.inputs = files;
-    report.artifacts = vec!["p3.json".into(), "p3.md".into()];
+    report.artifacts = vec!["p3.json".into(), "p3.md".into(), render::TASKS_CSV.into()];
+    let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(|e| input(&e))?;
     let written = write_all_atomically(
@@ -124,6 +125,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         &[
             ("p3.json".to_string(), json.clone()),
             ("p3.md".to_string(), markdown.into_bytes()),
+            (render::TASKS_CSV.to_string(), tasks),
         ],
     )?;
     Ok(P3Outcome {

@@ -170,7 +170,9 @@ pub struct P3Analysis {
     pub major_unobservable: Vec<&'static str>,
     pub signals: BTreeMap<&'static str, &'static str>,
     pub verdict: Verdict,
-    /// Every completed task (eligible or censored), by input then id.
+    /// Every completed task (eligible or censored), by input then id: written to `p3-tasks.csv`, not to the JSON
+    /// (a million-task export would make a report nobody opens).
+    #[serde(skip)]
     pub tasks: Vec<TaskRow>,
 }
 

@@ -27,6 +27,24 @@ fn percent_ci(interval: &Option<Interval>) -> String {
     interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
 }
 
+pub const TASKS_CSV: &str = "p3-tasks.csv";
+
+/// Every completed task with its signals as CSV (`input` is the 0-based index of the input file).
+pub fn tasks_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(["input", "id", "completed", "censored", "signals"])?;
+    for task in &analysis.tasks {
+        writer.write_record([
+            task.input.to_string().as_str(),
+            &task.id,
+            &task.completed,
+            if task.censored { "true" } else { "false" },
+            &task.signals.join(";"),
+        ])?;
+    }
+    writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
+
 /// Renders `template` (the source of `p3.md.j2`) for the report in `envelope`.
 pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) -> Result<String, TemplateError> {
     #[derive(Serialize)]
