@@ -3,3 +3,94 @@
 pub mod p1;
 pub mod p2;
 pub mod p3;
+
+use serde::Serialize;
+
+pub use p1::VerdictKind;
+
+/// The verdict on a proportion against a pre-registered floor (P2's only-self-reflection share, P3's base rate).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShareVerdict {
+    pub kind: VerdictKind,
+    /// Why, one sentence per deciding fact.
+    pub reasons: Vec<String>,
+    /// The denominator the prereg asks for at least.
+    pub n_required: u64,
+    /// More of it needed before the data can decide (`INCONCLUSIVE` by n), else 0.
+    pub n_still_needed: u64,
+}
+
+/// How a share verdict names its numbers: `only-self-reflection share` of `classified failures`.
+pub struct ShareRule<'a> {
+    pub statistic: &'a str,
+    pub unit: &'a str,
+    /// The kill rule fires below this share.
+    pub below: f64,
+    pub min_n: u64,
+    pub alpha: f64,
+}
+
+/// The pre-registered decision on `successes` of `n`, on the Wilson interval of the share: INCONCLUSIVE below
+/// `min_n`; KILL when the share is below the floor and so is its whole interval; PASS when the share and its whole
+/// interval are at or above it; INCONCLUSIVE when the interval straddles the floor.
+pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdict {
+    let verdict = |kind, reason: String, n_still_needed| ShareVerdict {
+        kind,
+        reasons: vec![reason],
+        n_required: rule.min_n,
+        n_still_needed,
+    };
+    if n < rule.min_n {
+        return verdict(
+            VerdictKind::Inconclusive,
+            format!(
+                "n = {n} {} is below the pre-registered minimum of {}",
+                rule.unit, rule.min_n
+            ),
+            rule.min_n - n,
+        );
+    }
+    let share = crate::stats::z_two_sided(rule.alpha)
+        .ok()
+        .and_then(|z| crate::stats::wilson(successes.min(n), n, z).ok().flatten());
+    let Some(share) = share else {
+        return verdict(
+            VerdictKind::Inconclusive,
+            format!(
+                "the share of {successes} in {n} has no interval (alpha = {})",
+                rule.alpha
+            ),
+            0,
+        );
+    };
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let (lo, hi, t) = (pct(share.lo), pct(share.hi), pct(rule.below));
+    let numbers = format!("{} {} ({successes} of {n})", rule.statistic, pct(share.estimate));
+    if share.estimate < rule.below {
+        if share.hi < rule.below {
+            verdict(
+                VerdictKind::Kill,
+                format!("{numbers} < {t} and its interval [{lo}, {hi}] lies below it"),
+                0,
+            )
+        } else {
+            verdict(
+                VerdictKind::Inconclusive,
+                format!("{numbers} < {t}, but its interval [{lo}, {hi}] straddles it"),
+                0,
+            )
+        }
+    } else if share.lo >= rule.below {
+        verdict(
+            VerdictKind::Pass,
+            format!("{numbers} >= {t} and its interval [{lo}, {hi}] lies at or above it"),
+            0,
+        )
+    } else {
+        verdict(
+            VerdictKind::Inconclusive,
+            format!("{numbers} >= {t}, but its interval [{lo}, {hi}] straddles it"),
+            0,
+        )
+    }
+}

@@ -520,16 +520,8 @@ pub struct Sensitivity {
     pub robust: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
-    pub kind: VerdictKind,
-    /// Why, one sentence per deciding fact.
-    pub reasons: Vec<String>,
-    /// Classified failures the prereg asks for.
-    pub n_required: u64,
-    /// More classified failures needed before the data can decide (`INCONCLUSIVE` by n), else 0.
-    pub n_still_needed: u64,
-}
+/// The P2 verdict (classified failures are its `n`).
+pub type Verdict = super::ShareVerdict;
 
 /// The body of `p2.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1049,62 +1041,17 @@ fn sample(failures: &[Failure], bucket: Bucket, spec: &P2Sample) -> Vec<Failure>
 
 /// The pre-registered verdict for `self_reflection` of `n` classified failures (see the module documentation).
 pub fn decide(self_reflection: u64, n: u64, spec: &P2Spec) -> Verdict {
-    let threshold = spec.kill.self_reflection_share_below;
-    let n_required = spec.kill.min_classified;
-    let verdict = |kind, reason: String, n_still_needed| Verdict {
-        kind,
-        reasons: vec![reason],
-        n_required,
-        n_still_needed,
-    };
-    if n < n_required {
-        return verdict(
-            VerdictKind::Inconclusive,
-            format!("n = {n} classified failures is below the pre-registered minimum of {n_required}"),
-            n_required - n,
-        );
-    }
-    let z = stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN);
-    let Some(share) = wilson(self_reflection.min(n), n, z) else {
-        return verdict(
-            VerdictKind::Inconclusive,
-            format!(
-                "the share of {self_reflection} in {n} has no interval (alpha = {})",
-                spec.alpha
-            ),
-            0,
-        );
-    };
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    let (estimate, lo, hi, t) = (pct(share.estimate), pct(share.lo), pct(share.hi), pct(threshold));
-    let numbers = format!("only-self-reflection share {estimate} ({self_reflection} of {n})");
-    if share.estimate < threshold {
-        if share.hi < threshold {
-            verdict(
-                VerdictKind::Kill,
-                format!("{numbers} < {t} and its interval [{lo}, {hi}] lies below it"),
-                0,
-            )
-        } else {
-            verdict(
-                VerdictKind::Inconclusive,
-                format!("{numbers} < {t}, but its interval [{lo}, {hi}] straddles it"),
-                0,
-            )
-        }
-    } else if share.lo >= threshold {
-        verdict(
-            VerdictKind::Pass,
-            format!("{numbers} >= {t} and its interval [{lo}, {hi}] lies at or above it"),
-            0,
-        )
-    } else {
-        verdict(
-            VerdictKind::Inconclusive,
-            format!("{numbers} >= {t}, but its interval [{lo}, {hi}] straddles it"),
-            0,
-        )
-    }
+    super::decide_share(
+        self_reflection,
+        n,
+        &super::ShareRule {
+            statistic: "only-self-reflection share",
+            unit: "classified failures",
+            below: spec.kill.self_reflection_share_below,
+            min_n: spec.kill.min_classified,
+            alpha: spec.alpha,
+        },
+    )
 }
 
 /// `id`'s first [`SHORT_SHA`] hex digits.

@@ -145,13 +145,8 @@ pub struct TaskRow {
     pub signals: Vec<&'static str>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
-    pub kind: VerdictKind,
-    pub reasons: Vec<String>,
-    pub n_required: u64,
-    pub n_still_needed: u64,
-}
+/// The P3 verdict (eligible tasks are its `n`).
+pub type Verdict = super::ShareVerdict;
 
 /// The body of `p3.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -366,54 +361,24 @@ pub fn analyze(boards: &[Board], spec: &P3Spec, as_of: Option<Timestamp>) -> P3A
 
 /// The pre-registered verdict for `with_signal` of `eligible` tasks (see the module documentation).
 pub fn decide(with_signal: u64, eligible: u64, major_unobservable: &[&str], spec: &P3Spec) -> Verdict {
-    let threshold = spec.kill.base_rate_below;
-    let n_required = spec.kill.min_eligible;
-    let verdict = |kind, reason: String, n_still_needed| Verdict {
-        kind,
-        reasons: vec![reason],
-        n_required,
-        n_still_needed,
-    };
-    if eligible < n_required {
-        return verdict(
-            VerdictKind::Inconclusive,
-            format!("n = {eligible} eligible tasks is below the pre-registered minimum of {n_required}"),
-            n_required - eligible,
-        );
-    }
-    let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
-    let Some(rate) = stats::wilson(with_signal.min(eligible), eligible, z).ok().flatten() else {
-        return verdict(VerdictKind::Inconclusive, "the base rate has no interval".into(), 0);
-    };
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    let numbers = format!(
-        "detectable-outcome base rate {} ({with_signal} of {eligible})",
-        pct(rate.estimate)
+    let mut verdict = super::decide_share(
+        with_signal,
+        eligible,
+        &super::ShareRule {
+            statistic: "detectable-outcome base rate",
+            unit: "eligible tasks",
+            below: spec.kill.base_rate_below,
+            min_n: spec.kill.min_eligible,
+            alpha: spec.alpha,
+        },
     );
-    let (lo, hi, t) = (pct(rate.lo), pct(rate.hi), pct(threshold));
-    if rate.estimate < threshold && rate.hi < threshold {
-        let mut reason = format!("{numbers} < {t} and its interval [{lo}, {hi}] lies below it");
-        if !major_unobservable.is_empty() {
-            reason.push_str(&format!(
-                " — but the input could not show {}, so the rate may reflect the export format rather than the work",
-                major_unobservable.join(", ")
-            ));
-        }
-        verdict(VerdictKind::Kill, reason, 0)
-    } else if rate.estimate >= threshold && rate.lo >= threshold {
-        verdict(
-            VerdictKind::Pass,
-            format!("{numbers} >= {t} and its interval [{lo}, {hi}] lies at or above it"),
-            0,
-        )
-    } else {
-        let side = if rate.estimate < threshold { "<" } else { ">=" };
-        verdict(
-            VerdictKind::Inconclusive,
-            format!("{numbers} {side} {t}, but its interval [{lo}, {hi}] straddles it"),
-            0,
-        )
+    if verdict.kind == VerdictKind::Kill && !major_unobservable.is_empty() {
+        verdict.reasons[0].push_str(&format!(
+            " — but the input could not show {}, so the rate may reflect the export format rather than the work",
+            major_unobservable.join(", ")
+        ));
     }
+    verdict
 }
 
 #[cfg(test)]

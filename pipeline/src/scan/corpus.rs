@@ -399,7 +399,7 @@ fn shard_of(hash: u64) -> usize {
 }
 
 /// Splits `bytes` into line-aligned chunks of about `chunk_size` bytes, each but the last ending after a `\n`.
-fn split_chunks(bytes: &[u8], chunk_size: usize) -> Vec<&[u8]> {
+pub(crate) fn split_chunks(bytes: &[u8], chunk_size: usize) -> Vec<&[u8]> {
     let chunk_size = chunk_size.max(1);
     let mut chunks = Vec::with_capacity(bytes.len() / chunk_size + 1);
     let mut rest = bytes;
@@ -420,7 +420,7 @@ fn split_chunks(bytes: &[u8], chunk_size: usize) -> Vec<&[u8]> {
 }
 
 /// The number of lines of a chunk: its newlines, plus a final line without one.
-fn count_lines(piece: &[u8]) -> usize {
+pub(crate) fn count_lines(piece: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', piece).count() + usize::from(!piece.is_empty() && !piece.ends_with(b"\n"))
 }
 

@@ -4,6 +4,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use crate::scan::corpus::count_lines;
+pub(super) use crate::scan::corpus::split_chunks;
+
 /// Target size in bytes of the chunks parsed in parallel (each is extended to the end of its last line).
 pub(super) const CHUNK_SIZE: usize = 1 << 20;
 
@@ -74,30 +77,4 @@ where
         all.extend(chunk);
     }
     Ok(all)
-}
-
-/// Splits `bytes` into line-aligned chunks of about `chunk_size` bytes, each but the last ending after a `\n`.
-pub(super) fn split_chunks(bytes: &[u8], chunk_size: usize) -> Vec<&[u8]> {
-    let chunk_size = chunk_size.max(1);
-    let mut chunks = Vec::with_capacity(bytes.len() / chunk_size + 1);
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        if rest.len() <= chunk_size {
-            chunks.push(rest);
-            break;
-        }
-        let end = match memchr::memchr(b'\n', &rest[chunk_size - 1..]) {
-            Some(i) => chunk_size + i,
-            None => rest.len(),
-        };
-        let (chunk, tail) = rest.split_at(end);
-        chunks.push(chunk);
-        rest = tail;
-    }
-    chunks
-}
-
-/// The number of lines of a chunk: its newlines, plus a final line without one.
-fn count_lines(piece: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', piece).count() + usize::from(!piece.is_empty() && !piece.ends_with(b"\n"))
 }
