@@ -120,6 +120,9 @@ enum Command {
         /// A directory with a p3.md.j2 that replaces the embedded template.
         #[arg(long)]
         templates: Option<PathBuf>,
+        /// A repository whose revert and fix commits (P2's rules) name tasks: the wrong.commit signal.
+        #[arg(long)]
+        repo: Option<PathBuf>,
     },
     /// Generate synthetic inputs deterministically.
     Synth {
@@ -215,6 +218,7 @@ fn main() -> ExitCode {
             json,
             as_of,
             templates,
+            repo,
         } => {
             let args = commands::p3::P3Args {
                 inputs,
@@ -226,6 +230,7 @@ fn main() -> ExitCode {
                 as_of,
                 source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
                 templates,
+                repo,
             };
             print_outcome(commands::p3::run(&args).map(|o| (o.summary, o.json)), json)
         }

@@ -223,3 +223,82 @@ fn same_inputs_give_byte_identical_reports_and_bad_inputs_are_named() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).starts_with("phase0: --tz Mars/Olympus: not a known time zone"));
 }
+
+/// With `--repo`, a revert or fix commit naming a task within its window is a `wrong.commit` signal; other
+/// commits naming it, and fixes after the window, are not.
+#[test]
+fn remedy_commits_naming_a_task_are_signals() {
+    let sandbox = e2e::Sandbox::new();
+    let repo = sandbox.repo("code", &[("src/cart.rs", "fn total() {}\n")]);
+    let commit = |date: &str, file: &str, message: &str| {
+        e2e::write(&repo.join(file), message);
+        sandbox.git(&repo, &["add", "--all"]);
+        let output = sandbox
+            .git_command(&repo)
+            .args(["commit", "--quiet", "-m", message])
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+    };
+    // SHOP-3 completes on 2025-11-14 in the CSV, SHOP-10 on 2025-11-11, SHOP-2 on 2025-11-07.
+    commit(
+        "2025-11-20T10:00:00Z",
+        "src/cart.rs",
+        "fix: discount rounding in the cart total (SHOP-3)",
+    );
+    commit("2025-11-21T10:00:00Z", "src/sdk.rs", "Upgrade payment SDK, SHOP-10");
+    commit(
+        "2026-01-20T10:00:00Z",
+        "src/estimate.rs",
+        "fix: delivery estimate off by one (shop-2)",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let csv = sample("jira.csv");
+    let output = p3(
+        &[
+            csv.to_str().unwrap(),
+            "--repo",
+            repo.to_str().unwrap(),
+            "--json",
+            "--as-of",
+            "2026-11-21",
+            "--tz",
+            "Europe/Berlin",
+        ],
+        out.path(),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (eligible, with_signal, wrong, _, tasks) = numbers(&report, out.path());
+    assert_eq!((eligible, with_signal, wrong), (7, 3, 3));
+    assert_eq!(
+        tasks,
+        owned(&[
+            ("SHOP-1", &["wrong.follow-up"]),
+            ("SHOP-3", &["wrong.commit"]),
+            ("SHOP-8", &["wrong.follow-up"]),
+        ])
+    );
+    let repository = &report["report"]["repository"];
+    assert_eq!(
+        (
+            repository["commits_walked"].as_u64(),
+            repository["remedy_commits"].as_u64()
+        ),
+        (Some(4), Some(2))
+    );
+    assert_eq!(repository["tasks_named"], 2);
+    assert!(
+        !report["report"]["analysis"]["unobservable"]
+            .as_array()
+            .unwrap()
+            .contains(&"wrong.commit".into())
+    );
+}

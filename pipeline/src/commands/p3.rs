@@ -26,6 +26,8 @@ pub struct P3Args {
     pub source_date_epoch: Option<String>,
     /// A directory whose `p3.md.j2` replaces the embedded template.
     pub templates: Option<PathBuf>,
+    /// A repository whose revert and fix commits (P2's rules, `experiments/p2.toml`) may name tasks.
+    pub repo: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -33,6 +35,31 @@ pub struct P3Outcome {
     pub summary: String,
     pub json: Vec<u8>,
     pub written: Vec<PathBuf>,
+}
+
+/// The remedy commits of `repo` (P2's embedded rules) and the task ids they name.
+fn commit_mentions(
+    repo: &std::path::Path,
+    boards: &[board::Board],
+) -> Result<(p3::CommitMentions, render::RepositoryMentions), CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    let p2 = Prereg::p2(None).map_err(|e| input(&e))?;
+    let handle = crate::scan::git::open(repo).map_err(|e| input(&e))?;
+    let history = crate::scan::git::walk(&handle, &Default::default()).map_err(|e| input(&e))?;
+    let remedies = crate::experiments::p2::remedies(&history.commits, &p2.spec);
+    let mentions = p3::commit_mentions(&remedies, boards);
+    let summary = render::RepositoryMentions {
+        path: repo.display().to_string(),
+        tip: history.tip.map(|id| id.to_string()),
+        commits_walked: history.commits.len() as u64,
+        remedy_commits: remedies.len() as u64,
+        tasks_named: mentions.len() as u64,
+        rules: PreregRef {
+            path: p2.source,
+            sha256: p2.sha256,
+        },
+    };
+    Ok((mentions, summary))
 }
 
 pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
@@ -100,7 +127,16 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         boards.push(board);
     }
     let as_of_instant = as_of.as_deref().and_then(|at| at.parse::<jiff::Timestamp>().ok());
-    let analysis = p3::analyze(&boards, &prereg.spec, as_of_instant);
+    let commits = match &args.repo {
+        None => None,
+        Some(repo) => Some(commit_mentions(repo, &boards)?),
+    };
+    let analysis = p3::analyze_with_commits(
+        &boards,
+        &prereg.spec,
+        as_of_instant,
+        commits.as_ref().map(|(mentions, _)| mentions),
+    );
     let generated_at = as_of.or_else(|| analysis.as_of.clone());
 
     let mut report = Envelope::new(
@@ -112,6 +148,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         generated_at,
         render::P3Report {
             window_overridden: (prereg.spec.window_days != preregistered_window).then_some(preregistered_window),
+            repository: commits.map(|(_, summary)| summary),
             analysis,
         },
     );

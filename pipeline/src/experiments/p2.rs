@@ -1039,6 +1039,19 @@ fn sample(failures: &[Failure], bucket: Bucket, spec: &P2Sample) -> Vec<Failure>
         .collect()
 }
 
+/// The commits of `commits` that remedy something by P2's detection rules (a net revert, a `Fixes:` trailer naming
+/// a SHA, or a fix), merges excluded: P3 reads the task ids they name.
+pub fn remedies<'a>(commits: &'a [CommitRow], spec: &P2Spec) -> Vec<&'a CommitRow> {
+    let matchers = Matchers::new(spec);
+    commits
+        .iter()
+        .filter(|row| {
+            let parsed = Parsed::new(row, spec, &matchers);
+            !parsed.merge && (parsed.is_net_revert() || !parsed.fixes_shas.is_empty() || parsed.fix)
+        })
+        .collect()
+}
+
 /// The pre-registered verdict for `self_reflection` of `n` classified failures (see the module documentation).
 pub fn decide(self_reflection: u64, n: u64, spec: &P2Spec) -> Verdict {
     super::decide_share(

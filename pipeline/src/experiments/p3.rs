@@ -20,9 +20,9 @@
 //!   * `wrong.explicit` / `right.explicit`: the input states the outcome (upstream JSONL), timing aside;
 //!   * `right.verified-status`: a history change into a status named in `signals.verified_statuses` in the window
 //!     (without history: the current status is one of them).
-//!
-//!   Revert and fix commits that name a task (`--repo`) are not read yet: the report lists that signal as not
-//!   observed.
+//!   * `wrong.commit` (with `--repo`): a commit that P2's rules call a remedy (a revert, a `Fixes:` trailer, a
+//!     fix) names the task's id (`SHOP-12`, `#12`, `bd-a1b2`; a whole token, case-insensitive) in its message,
+//!     with a committer time in the window.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -87,10 +87,11 @@ pub const SIGNALS: [(&str, &str); 6] = [
     ),
 ];
 
-/// Whether `board`'s format can show the signal `id`.
-fn observable(board: &Board, id: &str) -> bool {
+/// Whether `board`'s format (and the commits given, if any) can show the signal `id`.
+fn observable(board: &Board, id: &str, with_commits: bool) -> bool {
     let caps = &board.capabilities;
     match id {
+        "wrong.commit" => with_commits,
         "wrong.reopened" => caps.reopen,
         // The upstream JSONL has no creation times in its schema, but an export may carry them.
         "wrong.follow-up" => caps.links && (caps.created || board.tasks.iter().any(|t| t.created.is_some())),
@@ -187,8 +188,45 @@ fn lower_set(values: &[String]) -> BTreeSet<String> {
     values.iter().map(|v| v.trim().to_ascii_lowercase()).collect()
 }
 
+/// Task ids (lower-case) named by remedy commits, with the commits' times: the input of `wrong.commit`.
+pub type CommitMentions = BTreeMap<String, Vec<Timestamp>>;
+
+/// The task ids of `boards` that each remedy commit's message names (see `wrong.commit`).
+pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[Board]) -> CommitMentions {
+    let ids: BTreeSet<String> = boards
+        .iter()
+        .flat_map(|b| b.tasks.iter().map(|t| t.id.to_ascii_lowercase()))
+        .collect();
+    let mut mentions = CommitMentions::new();
+    for row in remedies {
+        let Ok(at) = Timestamp::from_second(row.commit_time) else {
+            continue;
+        };
+        let message = format!("{}\n{}", row.subject, row.body).to_ascii_lowercase();
+        let named: BTreeSet<&str> = message
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '-' | '_' | '.')))
+            .map(|token| token.trim_end_matches(['.', '-']))
+            .filter(|token| ids.contains(*token))
+            .collect();
+        for id in named {
+            mentions.entry(id.to_string()).or_default().push(at);
+        }
+    }
+    mentions
+}
+
 /// Analyses every input under `spec`; `as_of` defaults to the newest instant in any input.
 pub fn analyze(boards: &[Board], spec: &P3Spec, as_of: Option<Timestamp>) -> P3Analysis {
+    analyze_with_commits(boards, spec, as_of, None)
+}
+
+/// [`analyze`], with the remedy commits of a repository for `wrong.commit`.
+pub fn analyze_with_commits(
+    boards: &[Board],
+    spec: &P3Spec,
+    as_of: Option<Timestamp>,
+    commits: Option<&CommitMentions>,
+) -> P3Analysis {
     let as_of = as_of.or_else(|| boards.iter().filter_map(Board::newest_timestamp).max());
     let window = SignedDuration::from_hours(24 * i64::from(spec.window_days));
     let follow_up_kinds = lower_set(&spec.signals.follow_up_links);
@@ -277,6 +315,12 @@ pub fn analyze(boards: &[Board], spec: &P3Spec, as_of: Option<Timestamp>) -> P3A
             if verified_change {
                 signals.push("right.verified-status");
             }
+            let named_by_commit = commits
+                .and_then(|c| c.get(&task.id.to_ascii_lowercase()))
+                .is_some_and(|times| times.iter().any(|&at| in_window(at)));
+            if named_by_commit {
+                signals.push("wrong.commit");
+            }
             signals.sort_unstable();
             let censored = as_of.is_none_or(|as_of| end > as_of);
             if censored {
@@ -305,7 +349,7 @@ pub fn analyze(boards: &[Board], spec: &P3Spec, as_of: Option<Timestamp>) -> P3A
         let cannot: Vec<&'static str> = SIGNALS
             .iter()
             .map(|(id, _)| *id)
-            .filter(|id| !observable(board, id))
+            .filter(|id| !observable(board, id, commits.is_some()))
             .collect();
         unobservable.extend(cannot.iter().copied());
         inputs.push(InputSummary {

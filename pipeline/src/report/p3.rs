@@ -16,7 +16,23 @@ pub const P3_TEMPLATE: &str = include_str!("../../../templates/p3.md.j2");
 pub struct P3Report {
     /// The pre-registered window, when `--window-days` replaced it.
     pub window_overridden: Option<u32>,
+    /// With `--repo`: the repository whose remedy commits were read for `wrong.commit`.
+    pub repository: Option<RepositoryMentions>,
     pub analysis: P3Analysis,
+}
+
+/// What `--repo` contributed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RepositoryMentions {
+    pub path: String,
+    pub tip: Option<String>,
+    pub commits_walked: u64,
+    /// Reverts, `Fixes:` commits and fixes by P2's rules.
+    pub remedy_commits: u64,
+    /// Distinct tasks of the inputs that those commits name.
+    pub tasks_named: u64,
+    /// The P2 pre-registration whose detection rules were used.
+    pub rules: super::envelope::PreregRef,
 }
 
 fn percent(interval: &Option<Interval>) -> String {
@@ -57,6 +73,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         prereg_sha256: &'a str,
         inputs: &'a [super::envelope::InputFile],
         window_overridden: Option<u32>,
+        repository: &'a Option<RepositoryMentions>,
         analysis: &'a P3Analysis,
         interval_label: String,
         base_rate: String,
@@ -76,6 +93,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         prereg_sha256: &envelope.prereg.sha256,
         inputs: &envelope.inputs,
         window_overridden: envelope.report.window_overridden,
+        repository: &envelope.report.repository,
         analysis,
         interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
         base_rate: percent(&analysis.base_rate),
