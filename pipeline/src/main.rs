@@ -91,8 +91,8 @@ enum Command {
     },
     /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
     P3 {
-        /// Board exports: upstream JSONL, Jira CSV/JSON, Linear CSV, GitHub issue JSON, Trello JSON, beads JSONL.
-        #[arg(required = true)]
+        /// Board exports: upstream JSONL, Jira CSV/JSON, Linear CSV, GitHub issue JSON (then its timeline
+        /// events), Trello JSON, beads JSONL. None with --repo: the task files kept in the repository.
         inputs: Vec<PathBuf>,
         /// auto (sniff each input and say what was chosen), jsonl, jira-csv, jira-json, linear-csv, github-json,
         /// trello-json or beads.
@@ -120,9 +120,14 @@ enum Command {
         /// A directory with a p3.md.j2 that replaces the embedded template.
         #[arg(long)]
         templates: Option<PathBuf>,
-        /// A repository whose revert and fix commits (P2's rules) name tasks: the wrong.commit signal.
+        /// A repository whose revert and fix commits (P2's rules) name tasks: the wrong.commit signal. Without
+        /// inputs, also the repository whose task files' git history is read.
         #[arg(long)]
         repo: Option<PathBuf>,
+        /// The task files kept in --repo, a repository-relative file or directory of *.jsonl (default
+        /// .beads/issues.jsonl, else data/); their git history gives reopens with dates.
+        #[arg(long)]
+        data_dir: Option<String>,
     },
     /// Generate synthetic inputs deterministically.
     Synth {
@@ -219,6 +224,7 @@ fn main() -> ExitCode {
             as_of,
             templates,
             repo,
+            data_dir,
         } => {
             let args = commands::p3::P3Args {
                 inputs,
@@ -231,6 +237,7 @@ fn main() -> ExitCode {
                 source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
                 templates,
                 repo,
+                data_dir,
             };
             print_outcome(commands::p3::run(&args).map(|o| (o.summary, o.json)), json)
         }

@@ -302,3 +302,64 @@ fn remedy_commits_naming_a_task_are_signals() {
             .contains(&"wrong.commit".into())
     );
 }
+
+/// Task files kept in git: `--repo` alone reads `.beads/issues.jsonl` through its history, so bd-1's reopen
+/// (done on 11-05, reopened 11-10, done again 11-14) has a date; `--data-dir data/` reads the JSONL files there.
+#[test]
+fn task_files_kept_in_git_show_reopens_with_dates() {
+    let sandbox = e2e::Sandbox::new();
+    let repo = sandbox.path().join("tasks");
+    std::fs::create_dir_all(&repo).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../pipeline/tests/fixtures/task_history/history.sh");
+    let status = Command::new("bash")
+        .arg(script)
+        .arg(&repo)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", sandbox.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for (extra, path, ids) in [
+        (None, ".beads/issues.jsonl", ["bd-1", "bd-4"]),
+        (Some("data/"), "data", ["T-1", "T-4"]),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let mut args = vec!["--repo", repo.to_str().unwrap(), "--json", "--as-of", "2026-11-21"];
+        if let Some(dir) = extra {
+            args.extend(["--data-dir", dir]);
+        }
+        let output = p3(&args, out.path());
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let task_files = &report["report"]["task_files"];
+        assert_eq!(task_files["path"], path);
+        assert_eq!(
+            (
+                task_files["versions_skipped"].as_u64(),
+                task_files["commits_walked"].as_u64()
+            ),
+            (Some(1), Some(12))
+        );
+        let (eligible, with_signal, wrong, _, tasks) = numbers(&report, out.path());
+        assert_eq!((eligible, with_signal, wrong), (2, 1, 1), "{path}");
+        assert_eq!(tasks, owned(&[(ids[0], &["wrong.reopened"])]), "{path}");
+        let csv = std::fs::read_to_string(out.path().join("p3-tasks.csv")).unwrap();
+        assert!(
+            csv.contains(&format!("0,{},2025-11-05T09:00:00Z,false,wrong.reopened\n", ids[0])),
+            "{csv}"
+        );
+        assert!(csv.contains(&format!("0,{},", ids[1])), "{csv}");
+    }
+    // --data-dir without --repo is a usage error.
+    let output = p3(&["--data-dir", "data/"], &sandbox.path().join("never"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--data-dir needs --repo"));
+}

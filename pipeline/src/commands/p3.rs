@@ -28,6 +28,9 @@ pub struct P3Args {
     pub templates: Option<PathBuf>,
     /// A repository whose revert and fix commits (P2's rules, `experiments/p2.toml`) may name tasks.
     pub repo: Option<PathBuf>,
+    /// Task files kept in `repo`: a repository-relative file or directory whose git history is read. Without
+    /// inputs, `--repo` alone reads `.beads/issues.jsonl`, else `data/`.
+    pub data_dir: Option<String>,
 }
 
 #[derive(Debug)]
@@ -35,6 +38,45 @@ pub struct P3Outcome {
     pub summary: String,
     pub json: Vec<u8>,
     pub written: Vec<PathBuf>,
+}
+
+/// The board of the task files kept in `repo` at `path` (default `.beads/issues.jsonl`, else `data/`), rebuilt
+/// from their git history.
+fn task_files_board(
+    repo: &std::path::Path,
+    path: Option<&str>,
+    format: Option<Format>,
+    tz: &jiff::tz::TimeZone,
+) -> Result<(board::Board, render::TaskFiles), CommandError> {
+    use crate::scan::task_history::{self, TaskHistoryError};
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    let handle = task_history::open(repo).map_err(|e| input(&e))?;
+    let format_of = |path: &str| {
+        format.unwrap_or(if path.trim_end_matches('/').ends_with(".beads/issues.jsonl") {
+            Format::Beads
+        } else {
+            Format::Jsonl
+        })
+    };
+    let read = |path: &str| task_history::board_from_history(&handle, None, path, format_of(path), tz);
+    let history = match path {
+        Some(path) => read(path),
+        None => match read(".beads/issues.jsonl") {
+            Err(TaskHistoryError::NeverExisted { .. }) => read("data/"),
+            other => other,
+        },
+    }
+    .map_err(|e| input(&e))?;
+    let summary = render::TaskFiles {
+        repository: repo.display().to_string(),
+        path: history.board.path.display().to_string(),
+        tip: history.tip.to_string(),
+        commits_walked: history.commits_walked,
+        versions_read: history.versions_read,
+        versions_skipped: history.versions_skipped,
+        files: history.files.clone(),
+    };
+    Ok((history.board, summary))
 }
 
 /// The remedy commits of `repo` (P2's embedded rules) and the task ids they name.
@@ -72,8 +114,15 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         }
         prereg.spec.window_days = days;
     }
-    if args.inputs.is_empty() {
-        return Err(CommandError::Input("p3 needs at least one board export".into()));
+    if args.data_dir.is_some() && args.repo.is_none() {
+        return Err(CommandError::Input(
+            "--data-dir needs --repo (the repository that keeps the task files)".into(),
+        ));
+    }
+    if args.inputs.is_empty() && args.repo.is_none() {
+        return Err(CommandError::Input(
+            "p3 needs board exports, or --repo to read task files kept in git".into(),
+        ));
     }
     let format = match args.format.as_str() {
         "auto" | "" => None,
@@ -126,6 +175,14 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         files.push(InputFile::new(path, &bytes, Some(board.tasks.len() as u64)));
         boards.push(board);
     }
+    let mut task_files = None;
+    if let Some(repo) = &args.repo
+        && (args.inputs.is_empty() || args.data_dir.is_some())
+    {
+        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz)?;
+        boards.push(board);
+        task_files = Some(summary);
+    }
     let as_of_instant = as_of.as_deref().and_then(|at| at.parse::<jiff::Timestamp>().ok());
     let commits = match &args.repo {
         None => None,
@@ -149,6 +206,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         render::P3Report {
             window_overridden: (prereg.spec.window_days != preregistered_window).then_some(preregistered_window),
             repository: commits.map(|(_, summary)| summary),
+            task_files,
             analysis,
         },
     );

@@ -18,7 +18,23 @@ pub struct P3Report {
     pub window_overridden: Option<u32>,
     /// With `--repo`: the repository whose remedy commits were read for `wrong.commit`.
     pub repository: Option<RepositoryMentions>,
+    /// Task files kept in git whose history was read (`--repo` without inputs, or `--data-dir`).
+    pub task_files: Option<TaskFiles>,
     pub analysis: P3Analysis,
+}
+
+/// The task files read from a repository's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskFiles {
+    pub repository: String,
+    /// Repository-relative, as read (a file, or a directory of `*.jsonl` files).
+    pub path: String,
+    pub tip: String,
+    pub commits_walked: u64,
+    /// Commits that changed the files, and those whose version could not be read (skipped, named in notes).
+    pub versions_read: u64,
+    pub versions_skipped: u64,
+    pub files: Vec<String>,
 }
 
 /// What `--repo` contributed.
@@ -74,6 +90,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         inputs: &'a [super::envelope::InputFile],
         window_overridden: Option<u32>,
         repository: &'a Option<RepositoryMentions>,
+        task_files: &'a Option<TaskFiles>,
         analysis: &'a P3Analysis,
         interval_label: String,
         base_rate: String,
@@ -94,6 +111,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         inputs: &envelope.inputs,
         window_overridden: envelope.report.window_overridden,
         repository: &envelope.report.repository,
+        task_files: &envelope.report.task_files,
         analysis,
         interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
         base_rate: percent(&analysis.base_rate),

@@ -251,10 +251,21 @@ pub fn diffs(
 /// A per-thread handle with an object cache and a [`DeltaCache`]: gix handles are cheap to create and must not be
 /// shared across threads, so every rayon worker gets its own.
 fn thread_handle(repo: &gix::ThreadSafeRepository) -> gix::Repository {
-    let mut handle = repo.to_thread_local();
-    handle.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     let share = (DELTA_CACHE_TOTAL_BYTES / rayon::current_num_threads().max(1)).clamp(16 << 20, 128 << 20);
-    handle.objects.set_pack_cache(move || Box::new(DeltaCache::new(share)));
+    thread_handle_with(repo, OBJECT_CACHE_BYTES, share)
+}
+
+/// A per-thread handle with an object cache of `object_cache` bytes and a [`DeltaCache`] of `delta_cache` bytes.
+pub(crate) fn thread_handle_with(
+    repo: &gix::ThreadSafeRepository,
+    object_cache: usize,
+    delta_cache: usize,
+) -> gix::Repository {
+    let mut handle = repo.to_thread_local();
+    handle.object_cache_size_if_unset(object_cache);
+    handle
+        .objects
+        .set_pack_cache(move || Box::new(DeltaCache::new(delta_cache)));
     handle
 }
 
@@ -265,7 +276,7 @@ fn thread_handle(repo: &gix::ThreadSafeRepository) -> gix::Repository {
 /// On git.git it makes tree diffs 1.7 times and line diffs 1.3 times faster. Eviction is first in, first out:
 /// least-recently-used eviction measured the same. gix's own `MemoryCappedHashmap` (feature
 /// `pack-cache-lru-dynamic`) in its place made the whole `phase0 p2` run on git.git take 12.8 s instead of 6.1 s.
-struct DeltaCache {
+pub(crate) struct DeltaCache {
     entries: HashMap<(u32, u64), (Vec<u8>, gix::objs::Kind, usize)>,
     order: VecDeque<(u32, u64)>,
     bytes: usize,
@@ -273,7 +284,7 @@ struct DeltaCache {
 }
 
 impl DeltaCache {
-    fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         DeltaCache {
             entries: HashMap::new(),
             order: VecDeque::new(),
@@ -467,13 +478,13 @@ fn resolve_commit(repo: &gix::Repository, objects: &Objects<'_>, rev: &str) -> R
 /// created on a worker's first use and kept for every later item and parallel step of the call: rayon's
 /// `map_init` would create it per split job instead, which loses the caches between jobs and costs more than the
 /// work in the walk's narrow layers. Slot 0 serves threads outside the pool.
-struct PerThread<T, F> {
+pub(crate) struct PerThread<T, F> {
     slots: Vec<Mutex<Option<T>>>,
     make: F,
 }
 
 impl<T, F: Fn() -> T> PerThread<T, F> {
-    fn new(make: F) -> Self {
+    pub(crate) fn new(make: F) -> Self {
         PerThread {
             slots: (0..=rayon::current_num_threads()).map(|_| Mutex::new(None)).collect(),
             make,
@@ -481,7 +492,7 @@ impl<T, F: Fn() -> T> PerThread<T, F> {
     }
 
     /// Runs `f` with this thread's state. `f` must not call into rayon (a stolen job could wait for the slot).
-    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         let slot = rayon::current_thread_index()
             .map_or(0, |i| i + 1)
             .min(self.slots.len() - 1);

@@ -4,3 +4,4 @@ pub mod board;
 pub mod commits;
 pub mod corpus;
 pub mod git;
+pub mod task_history;

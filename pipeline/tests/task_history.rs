@@ -1,0 +1,625 @@
+//! Task files kept in git: boards rebuilt from the history of a beads `.beads/issues.jsonl` and of upstream JSONL
+//! files under `data/`. The fixture repository is built by `tests/fixtures/task_history/history.sh` (its header
+//! lists what each commit does) in a tempdir with an isolated git environment; every date is fixed, so each
+//! rebuilt history is pinned exactly.
+
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use pipeline::scan::board::{Format, StatusCategory, StatusChange, Task};
+use pipeline::scan::task_history::{self, TaskFileHistory, TaskHistoryError, board_from_history};
+
+use StatusCategory::{Cancelled, Done, InProgress, Todo};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fixtures
+
+/// A command isolated from the machine's git configuration and environment.
+fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC");
+    cmd
+}
+
+fn run(mut cmd: Command) -> String {
+    let out = cmd.output().expect("run a command");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A repository in a tempdir (removed on drop).
+struct Fixture {
+    tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Fixture {
+    fn empty() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&root).unwrap();
+        Fixture { tmp, root, home }
+    }
+
+    fn build(script: &str) -> Fixture {
+        let fx = Fixture::empty();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/task_history")
+            .join(script);
+        let mut cmd = isolated("bash", &fx.root, &fx.home);
+        cmd.arg(script).arg(&fx.root);
+        run(cmd);
+        fx
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let mut cmd = isolated("git", &self.root, &self.home);
+        cmd.args(args);
+        run(cmd)
+    }
+
+    fn rev(&self, rev: &str) -> String {
+        self.git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
+            .trim()
+            .to_owned()
+    }
+
+    fn history(&self, rev: Option<&str>, file: &str, format: Format) -> Result<TaskFileHistory, TaskHistoryError> {
+        let repo = task_history::open(&self.root).unwrap();
+        board_from_history(&repo, rev, file, format, &TimeZone::UTC)
+    }
+}
+
+fn ts(text: &str) -> Timestamp {
+    text.parse().unwrap()
+}
+
+/// November 2025, 09:00 UTC: the time of every commit of the fixture.
+fn day(d: u32) -> Timestamp {
+    ts(&format!("2025-11-{d:02}T09:00:00Z"))
+}
+
+fn change(at: Timestamp, from: Option<&str>, to: &str, to_category: StatusCategory) -> StatusChange {
+    StatusChange {
+        at,
+        from: from.map(str::to_owned),
+        to: to.to_owned(),
+        to_category,
+    }
+}
+
+fn ids(history: &TaskFileHistory) -> Vec<&str> {
+    history.board.tasks.iter().map(|t| t.id.as_str()).collect()
+}
+
+fn task<'a>(history: &'a TaskFileHistory, id: &str) -> &'a Task {
+    history.board.task(id).unwrap_or_else(|| panic!("no task {id}"))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// beads
+
+#[test]
+fn beads_history_is_rebuilt_from_the_commits() {
+    let fx = Fixture::build("history.sh");
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+
+    // 12 first-parent commits (the side commit of the reopen branch is not walked); the file changed in 9 of
+    // them (c2, c4, c5, c6, c7, c9, c10, c11, c12); c6 is broken.
+    assert_eq!(h.tip.to_string(), fx.rev("HEAD"));
+    assert_eq!(h.commits_walked, 12);
+    assert_eq!(h.versions_read, 9);
+    assert_eq!(h.versions_skipped, 1);
+    assert_eq!(h.files, [".beads/issues.jsonl"]);
+    assert_eq!(h.board.path, Path::new(".beads/issues.jsonl"));
+    assert_eq!(h.board.format, Format::Beads);
+    assert!(h.board.capabilities.status_history && h.board.capabilities.reopen && h.board.capabilities.created);
+    assert!(h.board.capabilities.kind && h.board.capabilities.links && !h.board.capabilities.explicit_outcome);
+    assert_eq!(
+        h.board.notes,
+        [
+            format!(
+                "commit {} (2025-11-06T09:00:00Z): .beads/issues.jsonl:2: invalid JSON: EOF while parsing a \
+                 value at column 29; this version was skipped",
+                fx.rev("HEAD~6")
+            ),
+            "1 task is no longer in the newest version, kept as last seen: \"bd-3\"".to_owned(),
+        ]
+    );
+    // The newest version's tasks in file order, then the one that was removed.
+    assert_eq!(ids(&h), ["bd-1", "bd-2", "bd-4", "bd-3"]);
+
+    // Completed, reopened (on the merge of the side branch, 11-10), completed again.
+    let bd1 = task(&h, "bd-1");
+    assert_eq!(
+        bd1.history.as_deref().unwrap(),
+        [
+            change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
+            change(day(4), Some("open"), "in_progress", InProgress),
+            change(day(5), Some("in_progress"), "closed", Done),
+            change(day(10), Some("closed"), "open", Todo),
+            change(day(14), Some("open"), "closed", Done),
+        ]
+    );
+    assert_eq!(bd1.reopened_at, [day(10)]);
+    assert!(bd1.was_reopened());
+    assert_eq!(bd1.created, Some(ts("2025-11-01T09:00:00Z")));
+    // beads states `closed_at`: the file's completion time of the current closed state is kept; the first
+    // completion is the history's first change into Done.
+    assert_eq!(bd1.completed, Some(ts("2025-11-14T07:00:00Z")));
+    assert_eq!(bd1.status_category, Done);
+    assert_eq!(bd1.kind.as_deref(), Some("task"));
+
+    // Cancelled ("won't fix"), never reopened.
+    let bd2 = task(&h, "bd-2");
+    assert_eq!(
+        bd2.history.as_deref().unwrap(),
+        [
+            change(ts("2025-11-02T07:00:00Z"), None, "open", Todo),
+            change(day(12), Some("open"), "closed", Cancelled),
+        ]
+    );
+    assert_eq!(bd2.status_category, Cancelled);
+    assert_eq!(bd2.resolution.as_deref(), Some("won't fix"));
+    assert_eq!(bd2.completed, Some(ts("2025-11-12T09:00:00Z")));
+    assert_eq!(bd2.created, Some(ts("2025-11-02T07:00:00Z")));
+    assert!(bd2.reopened_at.is_empty());
+
+    // Created closed without `closed_at`: completed and first seen at its first commit.
+    let bd4 = task(&h, "bd-4");
+    assert_eq!(bd4.history.as_deref().unwrap(), [change(day(14), None, "closed", Done)]);
+    assert_eq!(bd4.created, Some(ts("2025-11-13T12:00:00Z")));
+    assert_eq!(bd4.completed, Some(day(14)));
+
+    // No `created_at`; started in the broken commit, which is skipped, so the change is dated by the repair
+    // (11-07); removed in c12 and kept as last seen.
+    let bd3 = task(&h, "bd-3");
+    assert_eq!(
+        bd3.history.as_deref().unwrap(),
+        [
+            change(day(4), None, "open", Todo),
+            change(day(7), Some("open"), "in_progress", InProgress)
+        ]
+    );
+    assert_eq!(bd3.created, Some(day(4)));
+    assert_eq!(bd3.completed, None);
+    assert_eq!(bd3.status, "in_progress");
+    assert!(bd3.reopened_at.is_empty());
+
+    assert_eq!(h.board.newest_timestamp(), Some(day(14)));
+}
+
+#[test]
+fn a_revision_limits_the_history() {
+    let fx = Fixture::build("history.sh");
+    // An annotated tag on c5, the first completion of bd-1.
+    let h = fx
+        .history(Some("v-first-close"), ".beads/issues.jsonl", Format::Beads)
+        .unwrap();
+    assert_eq!(h.tip.to_string(), fx.rev("v-first-close"));
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (5, 3, 0));
+    assert_eq!(ids(&h), ["bd-1", "bd-2", "bd-3"]);
+    assert!(h.board.notes.is_empty());
+    let bd1 = task(&h, "bd-1");
+    assert_eq!(bd1.completed, Some(ts("2025-11-05T07:30:00Z")));
+    assert_eq!(bd1.history.as_ref().map(Vec::len), Some(3));
+    assert!(bd1.reopened_at.is_empty());
+
+    // At the broken commit itself: the newest readable version is c5, and the note says why.
+    let h = fx
+        .history(Some("HEAD~6"), ".beads/issues.jsonl", Format::Beads)
+        .unwrap();
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (6, 4, 1));
+    assert_eq!(ids(&h), ["bd-1", "bd-2", "bd-3"]);
+    assert_eq!(task(&h, "bd-3").status, "open");
+    assert_eq!(h.board.notes.len(), 1);
+    assert!(
+        h.board.notes[0].ends_with("this version was skipped"),
+        "{:?}",
+        h.board.notes
+    );
+}
+
+#[test]
+fn a_deleted_file_keeps_its_tasks_as_last_seen() {
+    let fx = Fixture::build("history.sh");
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args([
+        "-c",
+        "user.name=Cy",
+        "-c",
+        "user.email=cy@example.com",
+        "rm",
+        "-q",
+        ".beads/issues.jsonl",
+    ]);
+    run(cmd);
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args([
+        "-c",
+        "user.name=Cy",
+        "-c",
+        "user.email=cy@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "Drop beads",
+    ])
+    .env("GIT_AUTHOR_DATE", "2025-11-16 09:00:00 +0000")
+    .env("GIT_COMMITTER_DATE", "2025-11-16 09:00:00 +0000");
+    run(cmd);
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+    // The deletion is not a version.
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (13, 9, 1));
+    assert_eq!(ids(&h), ["bd-1", "bd-2", "bd-4", "bd-3"]);
+    assert_eq!(
+        h.board.notes[1..],
+        [
+            format!(
+                "\".beads/issues.jsonl\" was deleted in commit {} (2025-11-16T09:00:00Z); its tasks are as last seen",
+                fx.rev("HEAD")
+            ),
+            "1 task is no longer in the newest version, kept as last seen: \"bd-3\"".to_owned(),
+        ]
+    );
+    assert_eq!(task(&h, "bd-1").reopened_at, [day(10)]);
+}
+
+#[test]
+fn a_shallow_clone_starts_at_its_boundary() {
+    let fx = Fixture::build("history.sh");
+    let clone = fx.tmp.path().join("clone");
+    let mut cmd = isolated("git", fx.tmp.path(), &fx.home);
+    cmd.args(["clone", "-q", "--depth", "4"])
+        .arg(format!("file://{}", fx.root.display()))
+        .arg(&clone);
+    run(cmd);
+    let repo = task_history::open(&clone).unwrap();
+    let h = board_from_history(&repo, None, ".beads/issues.jsonl", Format::Beads, &TimeZone::UTC).unwrap();
+    // c12, c11, c10 and the merge c9, the boundary: the reopen on c9 is where the history starts.
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (4, 4, 0));
+    assert_eq!(
+        h.board.notes,
+        [
+            format!(
+                "the repository is a shallow clone: the history before commit {} is missing",
+                fx.rev("HEAD~3")
+            ),
+            "1 task is no longer in the newest version, kept as last seen: \"bd-3\"".to_owned(),
+        ]
+    );
+    let bd1 = task(&h, "bd-1");
+    assert_eq!(
+        bd1.history.as_deref().unwrap(),
+        [
+            change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
+            change(day(14), Some("open"), "closed", Done),
+        ]
+    );
+    assert!(bd1.reopened_at.is_empty());
+    // bd-3 has no creation time of its own: first seen at the boundary.
+    assert_eq!(task(&h, "bd-3").created, Some(day(10)));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Upstream JSONL
+
+#[test]
+fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
+    let fx = Fixture::build("history.sh");
+    let h = fx.history(None, "./data/tasks.jsonl", Format::Jsonl).unwrap();
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (12, 9, 1));
+    assert_eq!(h.files, ["data/tasks.jsonl"]);
+    assert!(h.board.capabilities.created && h.board.capabilities.explicit_outcome && !h.board.capabilities.kind);
+    assert_eq!(
+        h.board.notes,
+        [
+            format!(
+                "commit {} (2025-11-06T09:00:00Z): data/tasks.jsonl:2: invalid JSON: EOF while parsing a value \
+                 at column 12; this version was skipped",
+                fx.rev("HEAD~6")
+            ),
+            "1 task is no longer in the newest version, kept as last seen: \"T-3\"".to_owned(),
+        ]
+    );
+    assert_eq!(ids(&h), ["T-1", "T-2", "T-3"]);
+
+    // No `completed_at` in the file: completed is the first completion (11-05), not the second (11-14).
+    let t1 = task(&h, "T-1");
+    assert_eq!(
+        t1.history.as_deref().unwrap(),
+        [
+            change(day(2), None, "todo", Todo),
+            change(day(4), Some("todo"), "in progress", InProgress),
+            change(day(5), Some("in progress"), "done", Done),
+            change(day(10), Some("done"), "todo", Todo),
+            change(day(14), Some("todo"), "done", Done),
+        ]
+    );
+    assert_eq!(t1.reopened_at, [day(10)]);
+    assert_eq!(t1.completed, Some(day(5)));
+    assert_eq!(t1.created, Some(day(2)));
+
+    let t2 = task(&h, "T-2");
+    assert_eq!(
+        t2.history.as_deref().unwrap(),
+        [
+            change(ts("2025-11-02T07:00:00Z"), None, "todo", Todo),
+            change(day(12), Some("todo"), "cancelled", Cancelled),
+        ]
+    );
+    assert_eq!(t2.completed, Some(ts("2025-11-12T09:00:00Z")));
+    assert_eq!(t2.created, Some(ts("2025-11-02T07:00:00Z")));
+    assert!(t2.reopened_at.is_empty());
+
+    let t3 = task(&h, "T-3");
+    assert_eq!(
+        t3.history.as_deref().unwrap(),
+        [
+            change(day(4), None, "todo", Todo),
+            change(day(7), Some("todo"), "in progress", InProgress)
+        ]
+    );
+    assert_eq!((t3.created, t3.completed), (Some(day(4)), None));
+}
+
+#[test]
+fn a_directory_reads_every_jsonl_file_in_it() {
+    let fx = Fixture::build("history.sh");
+    let h = fx.history(None, "data/", Format::Jsonl).unwrap();
+    // c8 edits only data/notes.txt: the directory changed, none of its *.jsonl files did.
+    assert_eq!((h.commits_walked, h.versions_read, h.versions_skipped), (12, 9, 1));
+    assert_eq!(h.files, ["data/more.jsonl", "data/tasks.jsonl"]);
+    assert_eq!(h.board.path, Path::new("data"));
+    // Files in path order: more.jsonl (T-4) before tasks.jsonl; then the removed T-3.
+    assert_eq!(ids(&h), ["T-4", "T-1", "T-2", "T-3"]);
+    assert_eq!(h.board.notes.len(), 2);
+    assert!(
+        h.board.notes[0].contains("data/tasks.jsonl:2: invalid JSON"),
+        "{:?}",
+        h.board.notes
+    );
+    let t4 = task(&h, "T-4");
+    assert_eq!(t4.history.as_deref().unwrap(), [change(day(14), None, "done", Done)]);
+    assert_eq!((t4.created, t4.completed), (Some(day(14)), Some(day(14))));
+    assert_eq!(task(&h, "T-1").reopened_at, [day(10)]);
+    assert_eq!(task(&h, "T-1").completed, Some(day(5)));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+
+#[test]
+fn errors_name_the_repository_the_path_and_the_commit() {
+    let fx = Fixture::build("history.sh");
+    let root = fx.root.display();
+    let head = fx.rev("HEAD");
+
+    let err = fx.history(None, "nope.jsonl", Format::Beads).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{root}: \"nope.jsonl\" is in no commit of the first-parent history of HEAD ({head})")
+    );
+
+    // The file did not exist yet at c1.
+    let err = fx
+        .history(Some("HEAD~11"), ".beads/issues.jsonl", Format::Beads)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{root}: \".beads/issues.jsonl\" is in no commit of the first-parent history of HEAD~11 ({})",
+            fx.rev("HEAD~11")
+        )
+    );
+
+    let err = fx
+        .history(Some("no-such-branch"), ".beads/issues.jsonl", Format::Beads)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{root}: revision \"no-such-branch\": Reference \"no-such-branch\" could not be found")
+    );
+
+    let err = fx
+        .history(Some("HEAD~40"), ".beads/issues.jsonl", Format::Beads)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{root}: revision \"HEAD~40\": Commit {} has 11 ancestors along the first parent and \
+             ancestor number 40 is out of range",
+            &head[..7]
+        )
+    );
+
+    // A revision naming a blob.
+    let blob = fx.git(&["rev-parse", "HEAD:README.md"]).trim().to_owned();
+    let err = fx
+        .history(Some("HEAD:README.md"), "README.md", Format::Beads)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{root}: revision \"HEAD:README.md\": names a blob ({blob}), not a commit")
+    );
+
+    // Every version of README.md fails to parse as beads.
+    let err = fx.history(None, "README.md", Format::Beads).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{root}: no version of \"README.md\" could be read as beads (2 versions); the newest, in commit {}, \
+             failed: README.md:1: invalid JSON: expected value at column 1",
+            fx.rev("HEAD~9")
+        )
+    );
+
+    let not_a_repo = fx.tmp.path().join("home");
+    let err = task_history::open(&not_a_repo).unwrap_err();
+    assert!(matches!(err, TaskHistoryError::NotARepository { .. }));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: not a git repository (Could not find a git repository in {:?} or in any of its parents)",
+            not_a_repo.display(),
+            not_a_repo.display()
+        )
+    );
+}
+
+#[test]
+fn an_unborn_head_is_a_bad_revision() {
+    let fx = Fixture::empty();
+    fx.git(&["-c", "init.defaultBranch=main", "init", "-q", "."]);
+    let err = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap_err();
+    assert!(
+        matches!(err, TaskHistoryError::Rev { ref rev, .. } if rev == "HEAD"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}: revision \"HEAD\": ", fx.root.display())),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timing
+
+/// A beads file of `tasks` tasks (lines of about 330 bytes) whose statuses change over `commits` commits (one or
+/// two tasks each), streamed into `git fast-import`; returns the number of reopens the history holds (changes
+/// from `closed` to `open`). With `rewrite_all`, every line's `updated_at` changes in every commit (a tool that
+/// rewrites the whole file), else only the changed tasks' lines change, as beads does.
+fn build_large(fx: &Fixture, commits: u64, tasks: usize, rewrite_all: bool) -> usize {
+    fx.git(&["-c", "init.defaultBranch=main", "init", "-q", "."]);
+    let mut child = isolated("git", &fx.root, &fx.home)
+        .args(["fast-import", "--quiet"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufWriter::new(child.stdin.take().unwrap());
+    let statuses = ["open", "in_progress", "closed"];
+    let mut state = vec![0usize; tasks];
+    let base = 1_735_689_600i64; // 2025-01-01
+    // When each task last changed: beads rewrites `updated_at` (and `closed_at`) of the issues it changes only.
+    let mut changed_at = vec![base; tasks];
+    let mut reopens = 0;
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut file = String::new();
+    for i in 0..commits {
+        let at = base + i as i64 * 600;
+        // One or two distinct tasks move on: open → in_progress → closed → open (a reopen) …
+        let first = (next() % tasks as u64) as usize;
+        let second = (first + 1 + (next() % (tasks as u64 - 1)) as usize) % tasks;
+        let moved = if next() % 2 == 0 {
+            vec![first]
+        } else {
+            vec![first, second]
+        };
+        for t in moved {
+            if state[t] == 2 {
+                reopens += 1;
+            }
+            state[t] = (state[t] + 1) % 3;
+            changed_at[t] = at;
+        }
+        file.clear();
+        for (t, &s) in state.iter().enumerate() {
+            let changed = Timestamp::from_second(changed_at[t]).unwrap();
+            let closed = if s == 2 {
+                format!(",\"closed_at\":\"{changed}\"")
+            } else {
+                String::new()
+            };
+            let changed = if rewrite_all {
+                Timestamp::from_second(at).unwrap()
+            } else {
+                changed
+            };
+            file.push_str(&format!(
+                "{{\"id\":\"bd-{t:04}\",\"title\":\"Task {t}: make the parser handle case {t}\",\
+                 \"description\":\"A longer description of task {t}, as agents write them, with a few words of \
+                 context.\",\"status\":\"{}\",\"priority\":{},\"issue_type\":\"task\",\
+                 \"created_at\":\"2024-12-31T12:00:00Z\",\"updated_at\":\"{changed}\"{closed}}}\n",
+                statuses[s],
+                t % 4,
+            ));
+        }
+        writeln!(out, "commit refs/heads/main").unwrap();
+        writeln!(out, "committer Bot <bot@example.com> {at} +0000").unwrap();
+        writeln!(out, "data 7\nchange\n").unwrap();
+        writeln!(out, "M 100644 inline .beads/issues.jsonl\ndata {}", file.len()).unwrap();
+        out.write_all(file.as_bytes()).unwrap();
+        writeln!(out).unwrap();
+    }
+    drop(out);
+    assert!(child.wait().unwrap().success());
+    reopens
+}
+
+/// `cargo test --release -p pipeline --test task_history -- --ignored --nocapture`: prints the time of
+/// [`board_from_history`] on 10,000 commits of a 200-task beads file, once as beads edits it (a commit changes the
+/// lines of the tasks it touches) and once with every line rewritten in every commit.
+#[test]
+#[ignore = "timing run: cargo test --release -p pipeline --test task_history -- --ignored --nocapture"]
+fn ten_thousand_commits_timing() {
+    for rewrite_all in [false, true] {
+        let fx = Fixture::empty();
+        let started = Instant::now();
+        let reopens = build_large(&fx, 10_000, 200, rewrite_all);
+        eprintln!(
+            "rewrite_all={rewrite_all}: built the repository in {:.2?}",
+            started.elapsed()
+        );
+
+        let started = Instant::now();
+        let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+        let elapsed = started.elapsed();
+        eprintln!(
+            "rewrite_all={rewrite_all}: board_from_history: {} commits, {} versions, {} tasks, {} reopens in \
+             {elapsed:.2?}",
+            h.commits_walked,
+            h.versions_read,
+            h.board.tasks.len(),
+            reopens
+        );
+        assert_eq!(
+            (h.commits_walked, h.versions_read, h.versions_skipped),
+            (10_000, 10_000, 0)
+        );
+        assert_eq!(h.board.tasks.len(), 200);
+        let found: usize = h.board.tasks.iter().map(|t| t.reopened_at.len()).sum();
+        assert_eq!(found, reopens);
+        assert!(
+            h.board
+                .tasks
+                .iter()
+                .all(|t| t.history.as_ref().is_some_and(|h| !h.is_empty()))
+        );
+    }
+}
