@@ -594,10 +594,15 @@ mod tests {
         let mut verified = done("C", 0.0);
         verified.status = "Verified".into();
         let late = done("D", 20.0);
+        // Completed exactly one window before the as-of date: its window has just elapsed, so it is eligible.
+        let boundary = done("F", 15.0);
         let mut unknown = Task::new("E", Record::Line(5));
         unknown.status_category = StatusCategory::Done;
         let analysis = analyze(
-            &[board(Format::Jsonl, vec![wrong, right, verified, late, unknown])],
+            &[board(
+                Format::Jsonl,
+                vec![wrong, right, verified, late, unknown, boundary],
+            )],
             &spec(),
             Some(day(45.0)),
         );
@@ -608,10 +613,11 @@ mod tests {
                 ("B", false, vec!["right.explicit"]),
                 ("C", false, vec!["right.verified-status"]),
                 ("D", true, vec![]),
+                ("F", false, vec![]),
             ]
         );
         let c = &analysis.counts;
-        assert_eq!((c.tasks, c.eligible, c.censored, c.completion_unknown), (5, 3, 1, 1));
+        assert_eq!((c.tasks, c.eligible, c.censored, c.completion_unknown), (6, 4, 1, 1));
         assert_eq!((c.with_signal, c.wrong, c.right), (3, 1, 2));
         assert_eq!(analysis.as_of.as_deref(), Some("2026-02-15T00:00:00Z"));
     }
