@@ -85,6 +85,23 @@ impl Sandbox {
         command
     }
 
+    /// Runs the fixture script `script` (a path relative to this crate, e.g. `fixtures/p2-history.sh`) with bash
+    /// and `args`, in the same isolated environment as [`Sandbox::git`]; panics with its stderr if it fails.
+    pub fn script(&self, script: &str, args: &[&Path]) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
+        let output = self
+            .isolated("bash", self.path())
+            .arg(&path)
+            .args(args)
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "{script} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     pub fn git_command(&self, dir: &Path) -> Command {
         let mut command = self.isolated("git", dir);
         command

@@ -7,28 +7,9 @@ use std::process::{Command, Output};
 
 use e2e::{Sandbox, binary};
 
-fn script(sandbox: &Sandbox, name: &str, args: &[&Path]) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
-    let output = Command::new("bash")
-        .arg(&path)
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", sandbox.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("bash runs");
-    assert!(
-        output.status.success(),
-        "{name} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
 fn fixture(sandbox: &Sandbox) -> PathBuf {
     let repo = sandbox.path().join("history");
-    script(sandbox, "p2-history.sh", &[&repo]);
+    sandbox.script("fixtures/p2-history.sh", &[&repo]);
     repo
 }
 

@@ -310,18 +310,7 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
     let sandbox = e2e::Sandbox::new();
     let repo = sandbox.path().join("tasks");
     std::fs::create_dir_all(&repo).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../pipeline/tests/fixtures/task_history/history.sh");
-    let status = Command::new("bash")
-        .arg(script)
-        .arg(&repo)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", sandbox.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .unwrap();
-    assert!(status.success());
+    sandbox.script("../pipeline/tests/fixtures/task_history/history.sh", &[&repo]);
     for (extra, path, ids) in [
         (None, ".beads/issues.jsonl", ["bd-1", "bd-4"]),
         (Some("data/"), "data", ["T-1", "T-4"]),
