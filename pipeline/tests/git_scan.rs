@@ -2,6 +2,10 @@
 //! in a tempdir with an isolated git environment, and every value the scanner reports is compared, commit by
 //! commit, with what git prints for the same commit; each test also pins specific values.
 
+mod common;
+
+use common::isolated;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
@@ -14,21 +18,6 @@ use pipeline::scan::git::{self, GitScanError, HeadState, History, WalkOptions};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures and the git binary
-
-/// A git command isolated from the machine's configuration and environment.
-fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC");
-    cmd
-}
 
 fn run(mut cmd: Command) -> Vec<u8> {
     let out = cmd.output().expect("run a command");

@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 use pipeline::experiments::p2::{self, FailureKind, LinkRule};
 use pipeline::prereg::Prereg;
 use pipeline::scan::commits::{DiffDetail, ObjectId};
@@ -22,12 +24,9 @@ fn repository() -> (PathBuf, Option<tempfile::TempDir>) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("history");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/p2-history.sh");
-    let status = Command::new("bash")
+    let status = common::isolated("bash", dir.path(), dir.path())
         .arg(script)
         .arg(&repo)
-        .env("HOME", dir.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .status()
         .expect("bash runs");
     assert!(status.success());

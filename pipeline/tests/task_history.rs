@@ -3,6 +3,10 @@
 //! lists what each commit does) in a tempdir with an isolated git environment; every date is fixed, so each
 //! rebuilt history is pinned exactly.
 
+mod common;
+
+use common::isolated;
+
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,21 +21,6 @@ use StatusCategory::{Cancelled, Done, InProgress, Todo};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures
-
-/// A command isolated from the machine's git configuration and environment.
-fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC");
-    cmd
-}
 
 fn run(mut cmd: Command) -> String {
     let out = cmd.output().expect("run a command");

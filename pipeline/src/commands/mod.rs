@@ -36,6 +36,18 @@ impl CommandError {
     }
 }
 
+/// The markdown template `name`: `dir/name` when `--templates DIR` was given, else the embedded one.
+pub(crate) fn template(dir: Option<&Path>, name: &str, embedded: &str) -> Result<String, CommandError> {
+    match dir {
+        None => Ok(embedded.to_string()),
+        Some(dir) => {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path)
+                .map_err(|error| CommandError::Input(format!("{}: cannot read the template: {error}", path.display())))
+        }
+    }
+}
+
 /// Writes every `(name, bytes)` into `dir` so that a reader never sees a partial file: each goes to a temporary
 /// file in `dir` first, and only when all are complete are they renamed into place.
 pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>, CommandError> {

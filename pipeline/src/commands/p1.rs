@@ -43,15 +43,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     let prereg = Prereg::p1(args.prereg.as_deref()).map_err(|e| input(&e))?;
     let generated_at = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
-    let template = match &args.templates {
-        None => render::P1_TEMPLATE.to_string(),
-        Some(dir) => {
-            let path = dir.join("p1.md.j2");
-            std::fs::read_to_string(&path).map_err(|error| {
-                CommandError::Input(format!("{}: cannot read the template: {error}", path.display()))
-            })?
-        }
-    };
+    let template = super::template(args.templates.as_deref(), "p1.md.j2", render::P1_TEMPLATE)?;
 
     let bytes = crate::scan::corpus::read_file(&args.corpus)
         .map_err(|error| CommandError::Input(format!("{}: cannot read the corpus: {error}", args.corpus.display())))?;

@@ -40,20 +40,13 @@ pub struct P2Outcome {
 /// A `--since`/`--until` bound in Unix seconds. A bare date is midnight UTC for `--since` and the last second of
 /// that day for `--until`, so `--since D --until D` keeps the whole day.
 fn time_bound(flag: &str, value: &str, end_of_day: bool) -> Result<i64, CommandError> {
-    let value = value.trim();
-    if let Ok(timestamp) = value.parse::<jiff::Timestamp>() {
-        return Ok(timestamp.as_second());
-    }
-    value
-        .parse::<jiff::civil::Date>()
-        .ok()
-        .and_then(|date| date.to_zoned(jiff::tz::TimeZone::UTC).ok())
-        .map(|zoned| zoned.timestamp().as_second() + if end_of_day { 86_399 } else { 0 })
-        .ok_or_else(|| {
-            CommandError::Input(format!(
-                "{flag} {value:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
-            ))
-        })
+    let (timestamp, bare_date) = envelope::parse_instant(value).ok_or_else(|| {
+        CommandError::Input(format!(
+            "{flag} {:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp",
+            value.trim()
+        ))
+    })?;
+    Ok(timestamp.as_second() + if bare_date && end_of_day { 86_399 } else { 0 })
 }
 
 fn rfc3339(seconds: i64) -> String {
@@ -91,15 +84,7 @@ impl Drop for Spinner {
 pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let prereg = Prereg::p2(args.prereg.as_deref()).map_err(|e| input(&e))?;
-    let template = match &args.templates {
-        None => render::P2_TEMPLATE.to_string(),
-        Some(dir) => {
-            let path = dir.join("p2.md.j2");
-            std::fs::read_to_string(&path).map_err(|error| {
-                CommandError::Input(format!("{}: cannot read the template: {error}", path.display()))
-            })?
-        }
-    };
+    let template = super::template(args.templates.as_deref(), "p2.md.j2", render::P2_TEMPLATE)?;
     let since = args
         .since
         .as_deref()

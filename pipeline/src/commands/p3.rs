@@ -136,15 +136,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         Some(name) => jiff::tz::TimeZone::get(name)
             .map_err(|e| CommandError::Input(format!("--tz {name}: not a known time zone ({e})")))?,
     };
-    let template = match &args.templates {
-        None => render::P3_TEMPLATE.to_string(),
-        Some(dir) => {
-            let path = dir.join("p3.md.j2");
-            std::fs::read_to_string(&path).map_err(|error| {
-                CommandError::Input(format!("{}: cannot read the template: {error}", path.display()))
-            })?
-        }
-    };
+    let template = super::template(args.templates.as_deref(), "p3.md.j2", render::P3_TEMPLATE)?;
     let as_of = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
 

@@ -120,16 +120,9 @@ pub fn generated_at(
     newest_input: Option<i64>,
 ) -> Result<Option<String>, AsOfError> {
     let timestamp = if let Some(as_of) = as_of {
-        let as_of = as_of.trim();
-        match as_of.parse::<jiff::Timestamp>() {
-            Ok(timestamp) => timestamp,
-            Err(_) => as_of
-                .parse::<jiff::civil::Date>()
-                .ok()
-                .and_then(|date| date.to_zoned(jiff::tz::TimeZone::UTC).ok())
-                .map(|zoned| zoned.timestamp())
-                .ok_or_else(|| AsOfError::AsOf(as_of.to_string()))?,
-        }
+        parse_instant(as_of)
+            .map(|(timestamp, _)| timestamp)
+            .ok_or_else(|| AsOfError::AsOf(as_of.trim().to_string()))?
     } else if let Some(epoch) = source_date_epoch {
         epoch
             .trim()
@@ -144,6 +137,16 @@ pub fn generated_at(
         }
     };
     Ok(Some(timestamp.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()))
+}
+
+/// An RFC 3339 timestamp, or a bare `YYYY-MM-DD` date taken as midnight UTC (the flag is `true` for a date).
+pub fn parse_instant(value: &str) -> Option<(jiff::Timestamp, bool)> {
+    let value = value.trim();
+    if let Ok(timestamp) = value.parse::<jiff::Timestamp>() {
+        return Some((timestamp, false));
+    }
+    let date = value.parse::<jiff::civil::Date>().ok()?;
+    Some((date.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp(), true))
 }
 
 #[cfg(test)]

@@ -34,3 +34,29 @@ pub fn render_markdown(name: &str, source: &str, view: &impl serde::Serialize) -
         rendered + "\n"
     })
 }
+
+/// A share as reports print it: `42.9%`, or `undefined`.
+pub(crate) fn percent(interval: &Option<crate::stats::Interval>) -> String {
+    interval.map_or_else(|| "undefined".to_string(), |i| format!("{:.1}%", i.estimate * 100.0))
+}
+
+/// A share's interval as reports print it: `[41.4%, 44.4%]`, or nothing.
+pub(crate) fn percent_ci(interval: &Option<crate::stats::Interval>) -> String {
+    interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
+}
+
+/// The stdout block's verdict line, then (when the data fell short) `needed`, then the prereg line.
+pub(crate) fn verdict_lines(
+    out: &mut String,
+    kind: impl std::fmt::Display,
+    reasons: &[String],
+    needed: Option<String>,
+    prereg: &envelope::PreregRef,
+) {
+    out.push_str(&format!("  verdict         {kind}: {}\n", reasons.join("; ")));
+    if let Some(needed) = needed {
+        out.push_str(&needed);
+        out.push('\n');
+    }
+    out.push_str(&format!("  prereg          {} sha256 {}\n", prereg.path, prereg.sha256));
+}

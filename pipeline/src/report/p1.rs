@@ -184,27 +184,19 @@ pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
         text("lift_pp"),
         text("lift_pp_ci")
     ));
-    out.push_str(&format!(
-        "  verdict         {}: {}\n",
-        metrics.verdict.kind,
-        metrics.verdict.reasons.join("; ")
-    ));
-    if metrics.verdict.n_still_needed > 0 {
-        let v = &metrics.verdict;
-        out.push_str(&format!(
-            "  rows needed     {} more ({} in all: {} correct, {} wrong; short by {} correct, {} wrong)\n",
+    let v = &metrics.verdict;
+    let needed = (v.n_still_needed > 0).then(|| {
+        format!(
+            "  rows needed     {} more ({} in all: {} correct, {} wrong; short by {} correct, {} wrong)",
             v.n_still_needed,
             v.n_required,
             v.n_required_correct,
             v.n_required_wrong,
             v.correct_still_needed,
             v.wrong_still_needed
-        ));
-    }
-    out.push_str(&format!(
-        "  prereg          {} sha256 {}\n",
-        envelope.prereg.path, envelope.prereg.sha256
-    ));
+        )
+    });
+    super::verdict_lines(&mut out, v.kind, &v.reasons, needed, &envelope.prereg);
     out
 }
 

@@ -2,11 +2,10 @@
 
 use serde::Serialize;
 
-use super::TemplateError;
 use super::envelope::Envelope;
+use super::{TemplateError, percent, percent_ci};
 use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
 use crate::prereg::P2Spec;
-use crate::stats::Interval;
 
 /// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.
 pub const P2_TEMPLATE: &str = include_str!("../../../templates/p2.md.j2");
@@ -37,14 +36,6 @@ pub struct RepositorySummary {
     /// A shallow clone: the history stops at its boundary, so older failures are invisible.
     pub shallow: bool,
     pub non_utf8_messages: u64,
-}
-
-fn percent(interval: &Option<Interval>) -> String {
-    interval.map_or_else(|| "undefined".to_string(), |i| format!("{:.1}%", i.estimate * 100.0))
-}
-
-fn percent_ci(interval: &Option<Interval>) -> String {
-    interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
 }
 
 /// A duration in seconds as the report prints it: `3.5 d`, `4.0 h`, `12 min`, `40 s`.
@@ -287,21 +278,13 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
             "NOT robust (the ambiguous failures could change the verdict)"
         }
     ));
-    out.push_str(&format!(
-        "  verdict         {}: {}\n",
-        a.verdict.kind,
-        a.verdict.reasons.join("; ")
-    ));
-    if a.verdict.n_still_needed > 0 {
-        out.push_str(&format!(
-            "  failures needed {} more classified ({} in all)\n",
+    let needed = (a.verdict.n_still_needed > 0).then(|| {
+        format!(
+            "  failures needed {} more classified ({} in all)",
             a.verdict.n_still_needed, a.verdict.n_required
-        ));
-    }
-    out.push_str(&format!(
-        "  prereg          {} sha256 {}\n",
-        envelope.prereg.path, envelope.prereg.sha256
-    ));
+        )
+    });
+    super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
     out
 }
 

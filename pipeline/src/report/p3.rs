@@ -2,11 +2,10 @@
 
 use serde::Serialize;
 
-use super::TemplateError;
 use super::envelope::Envelope;
+use super::{TemplateError, percent, percent_ci};
 use crate::experiments::p3::P3Analysis;
 use crate::prereg::P3Spec;
-use crate::stats::Interval;
 
 /// `templates/p3.md.j2` as shipped; `--templates DIR` may replace it.
 pub const P3_TEMPLATE: &str = include_str!("../../../templates/p3.md.j2");
@@ -49,14 +48,6 @@ pub struct RepositoryMentions {
     pub tasks_named: u64,
     /// The P2 pre-registration whose detection rules were used.
     pub rules: super::envelope::PreregRef,
-}
-
-fn percent(interval: &Option<Interval>) -> String {
-    interval.map_or_else(|| "undefined".to_string(), |i| format!("{:.1}%", i.estimate * 100.0))
-}
-
-fn percent_ci(interval: &Option<Interval>) -> String {
-    interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
 }
 
 pub const TASKS_CSV: &str = "p3-tasks.csv";
@@ -159,20 +150,12 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
     if !a.unobservable.is_empty() {
         out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
     }
-    out.push_str(&format!(
-        "  verdict         {}: {}\n",
-        a.verdict.kind,
-        a.verdict.reasons.join("; ")
-    ));
-    if a.verdict.n_still_needed > 0 {
-        out.push_str(&format!(
-            "  tasks needed    {} more eligible ({} in all)\n",
+    let needed = (a.verdict.n_still_needed > 0).then(|| {
+        format!(
+            "  tasks needed    {} more eligible ({} in all)",
             a.verdict.n_still_needed, a.verdict.n_required
-        ));
-    }
-    out.push_str(&format!(
-        "  prereg          {} sha256 {}\n",
-        envelope.prereg.path, envelope.prereg.sha256
-    ));
+        )
+    });
+    super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
     out
 }
