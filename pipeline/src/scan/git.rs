@@ -60,11 +60,12 @@ use rayon::prelude::*;
 use super::commits::{CommitDiff, CommitRow, DiffDetail, FileChange, FileDiff, ObjectId, Trailer, line_hash};
 
 /// Object cache per worker thread: trees shared by neighbouring commits are decoded once.
-const OBJECT_CACHE_BYTES: usize = 16 * 1024 * 1024;
+const OBJECT_CACHE_BYTES: usize = 8 * 1024 * 1024;
 /// Delta cache budget, shared by the worker threads (each gets a share between 16 and 128 MiB; git's
-/// `core.deltaBaseCacheLimit` is 96 MiB per process). On git.git, 128 MiB per thread makes line diffs 10% faster
-/// than 64 MiB.
-const DELTA_CACHE_TOTAL_BYTES: usize = 256 * 1024 * 1024;
+/// `core.deltaBaseCacheLimit` is 96 MiB per process). The caches are most of the scan's memory: on git.git the
+/// peak anonymous RSS is 636 MiB with 256 MiB here and 16 MiB object caches, 445 MiB with 128 + 8 MiB (and
+/// 199 MiB with almost no cache), at the same CPU time within noise (BENCHMARKS.md).
+const DELTA_CACHE_TOTAL_BYTES: usize = 128 * 1024 * 1024;
 /// git's `FIRST_FEW_BYTES`: a NUL byte in this prefix makes a blob binary.
 const BINARY_PROBE_BYTES: usize = 8000;
 /// git's default `core.bigFileThreshold`: larger blobs are binary (and never line-diffed).
@@ -224,6 +225,8 @@ pub fn diffs(
         return Ok(out);
     }
 
+    // The tree differs' caches are no use for blobs: free them before the blob differs fill theirs.
+    drop(differs);
     let work: Vec<(usize, usize)> = changes
         .iter()
         .enumerate()
