@@ -119,7 +119,7 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
         stdout.starts_with("phase0 weekly 2026-W46: config weekly.toml\n"),
         "{stdout}"
     );
-    assert!(stdout.contains("  index           reports/index.md (1 week; the first week, nothing to compare)\n"));
+    assert!(stdout.contains("  index           reports/index.md (1 week; only one week, nothing to compare yet)\n"));
 
     // Week 47: a corpus without signal (KILL), one more failure in the history, the Jira export with changelogs.
     write(&inputs.join("corpus.jsonl"), &no_signal_corpus());

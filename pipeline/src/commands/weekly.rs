@@ -430,7 +430,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     text.push('\n');
     text.push_str(&format!("  week            {}\n", dir.display()));
     let changes = match &index.trend {
-        None => "the first week, nothing to compare".to_string(),
+        None => "only one week, nothing to compare yet".to_string(),
         Some(trend) => {
             let changed: Vec<String> = trend
                 .experiments
