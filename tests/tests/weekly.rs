@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use e2e::{Sandbox, binary, write};
+use e2e::{Sandbox, binary, files_in, write};
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"# The fixture's inputs, relative to the sandbox (the working directory).
@@ -393,5 +393,20 @@ fn bad_configs_and_weeks_exit_2_and_write_nothing() {
         String::from_utf8_lossy(&output.stderr),
         "phase0: --week \"2026-W54\": 2026 has no week 54\n"
     );
+    // A broken template and an unreadable earlier week are named before anything runs.
+    write(&root.join("templates/weekly-index.md.j2"), "{% for week in %}\n");
+    let output = weekly(root, &["--week", "2026-W47", "--templates", "templates"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("phase0: template weekly-index.md.j2: "), "{stderr}");
     assert!(!root.join("reports").exists(), "nothing written for a bad invocation");
+    write(&root.join("reports/2026-W40/week.json"), "{\"week\": 40}\n");
+    let output = weekly(root, &["--week", "2026-W47"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("phase0: reports/2026-W40/week.json:1: not a phase0 week summary: "),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&root.join("reports")), ["2026-W40"]);
 }

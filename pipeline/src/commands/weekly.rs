@@ -364,6 +364,12 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let templates = args.templates.as_deref();
     let index_template = optional_template(templates, "weekly-index.md.j2", render::INDEX_TEMPLATE)?;
     let week_template = optional_template(templates, "weekly-week.md.j2", render::WEEK_TEMPLATE)?;
+    render::check_template("weekly-index.md.j2", &index_template).map_err(|e| input(&e))?;
+    render::check_template("weekly-week.md.j2", &week_template).map_err(|e| input(&e))?;
+    // The other weeks must be readable for the index; a broken one is named now, not after the run.
+    if args.out.is_dir() {
+        read_weeks(&args.out)?;
+    }
     let plan = plan(&config, args);
 
     std::fs::create_dir_all(&args.out).map_err(write_error(&args.out))?;

@@ -403,6 +403,16 @@ fn cell(week: &WeekSummary, experiment: Experiment) -> Cell {
     }
 }
 
+/// Parses `source` (the template `name`) without rendering it, so that a broken template is found before a run.
+pub fn check_template(name: &str, source: &str) -> Result<(), TemplateError> {
+    minijinja::Environment::new()
+        .add_template(name, source)
+        .map_err(|e| TemplateError {
+            name: name.to_string(),
+            message: e.to_string(),
+        })
+}
+
 /// Renders `template` (the source of `weekly-index.md.j2`) for `index`.
 pub fn index_markdown(template: &str, index: &Index) -> Result<String, TemplateError> {
     #[derive(Serialize)]
