@@ -16,9 +16,22 @@ test:
 ci:
     bash .ci/run
 
-# What phase0 shows on the embedded defaults.
+# The three experiments on the embedded defaults (the README's main job): `just demo [--repo .] [--out reports/demo]`
 demo *args:
     cargo run --release --bin phase0 -- demo {{args}}
+
+# Regenerate reports/example/ (the demo's P1 and P3 reports, dated 2026-01-01) after a change to P1, P3 or data/
+example:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    # Exit 3 (P2 could not run, e.g. outside a git checkout) still leaves the P1 and P3 reports.
+    SOURCE_DATE_EPOCH=1767225600 cargo run --quiet --bin phase0 -- demo --repo . --out "$tmp" > /dev/null || [ $? -eq 3 ]
+    rm -rf reports/example
+    mkdir -p reports/example
+    cp -R "$tmp/p1" "$tmp/p3" reports/example/
+    echo "reports/example/ regenerated"
 
 # Build the hook (static on Linux), copy it to BINDIR, register it: [--scope user|project|local] [--settings PATH] [--subagents]
 hook-install *args:
@@ -69,6 +82,7 @@ bench-p2 REPO:
 p3 *args:
     cargo run --quiet --release --bin phase0 -- p3 {{args}}
 
-# The weekly reports (arrives with its issue).
+# The weekly reports into reports/<ISO week>/ and reports/index.md: `just weekly [--config FILE] [--week 2026-W47]`.
+# Reports are dated today 00:00 UTC unless SOURCE_DATE_EPOCH or --as-of says otherwise. Exit 3: partial.
 weekly *args:
-    @echo "phase0 weekly is not implemented yet" >&2; exit 2
+    SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(( $(date -u +%s) / 86400 * 86400 ))}" cargo run --quiet --release --bin phase0 -- weekly {{args}}

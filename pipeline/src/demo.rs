@@ -1,99 +1,130 @@
-//! `phase0 demo`: what the project can show today on the embedded defaults.
+//! `phase0 demo`: the three experiments on the embedded defaults, with nothing of the user's: P1 on the sample
+//! corpus in `data/`, P2 on the history of the repository it runs in, P3 on a sample board export in `data/p3/`.
+//! Each writes its normal reports into `<out>/p1`, `<out>/p2`, `<out>/p3`; one that cannot run is named with its
+//! reason and the others still run (exit 3, partial).
 
-use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use capture::surface::{ChangeSurface, SurfaceOptions, change_surface, discover_work_tree};
-use capture::{DEFAULT_RISK_THRESHOLD, RiskVerdict, evaluate_risk_floor};
+use crate::commands::p1::P1Args;
+use crate::commands::p2::P2Args;
+use crate::commands::p3::P3Args;
+use crate::commands::suite::{self, ExperimentRun, Plan, Planned, RunStatus};
 
-/// The experiments and where each stands.
-pub const EXPERIMENTS: [(&str, &str); 3] = [
-    (
-        "P1 calibration",
-        "does self-reported confidence separate right from wrong work? (`phase0 p1 data/p1-corpus.jsonl`)",
-    ),
-    (
-        "P2 gate buckets",
-        "which failures in git history would only self-reflection have caught? (below, on this repository)",
-    ),
-    (
-        "P3 detectability",
-        "how often is a task's outcome machine-detectable within 30 days? (not implemented yet)",
-    ),
-];
+/// The P1 sample corpus, relative to the repository (`phase0 synth p1 --rows 400 --seed 1`).
+pub const P1_CORPUS: &str = "data/p1-corpus.jsonl";
+/// The P3 sample the demo reads: the Jira REST export with changelogs, the sample format that shows the most
+/// signals — status history gives SHOP-3's reopen, issue links the follow-ups (see `data/p3/README.md`).
+pub const P3_EXPORT: &str = "data/p3/jira.json";
+/// The sample board is of November 2025. Read as of the start of 2026 every task's 30-day window has closed,
+/// so none is censored; a fixed date keeps the P3 report the same on every machine and day.
+pub const P3_AS_OF: &str = "2026-01-01";
+
+#[derive(Debug, Clone, Default)]
+pub struct DemoArgs {
+    /// The repository: P2 scans its history, P1 and P3 read its `data/`.
+    pub repo: PathBuf,
+    pub out: PathBuf,
+    /// `SOURCE_DATE_EPOCH`, read by the caller (P1's and P2's report date).
+    pub source_date_epoch: Option<String>,
+    /// Show P2's spinner on stderr.
+    pub progress: bool,
+}
 
 #[derive(Debug)]
-pub struct CaptureOverview {
-    pub surface: ChangeSurface,
-    pub verdict: RiskVerdict,
+pub struct DemoOutcome {
+    /// What `phase0 demo` prints.
+    pub text: String,
+    pub runs: Vec<ExperimentRun>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum DemoError {
-    #[error(transparent)]
-    Surface(#[from] capture::surface::SurfaceError),
-    #[error(transparent)]
-    Command(#[from] crate::commands::CommandError),
+impl DemoOutcome {
+    /// One of the three could not run: exit 3 (`exit::PARTIAL`).
+    pub fn partial(&self) -> bool {
+        self.runs.iter().any(|run| run.status != RunStatus::Ok)
+    }
 }
 
-impl DemoError {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            DemoError::Surface(_) => crate::commands::exit::INPUT,
-            DemoError::Command(error) => error.exit_code(),
+/// The demo's inputs under `repo`.
+pub fn plan(args: &DemoArgs) -> Plan {
+    Plan {
+        p1: Planned::Run(P1Args {
+            corpus: suite::under(&args.repo, P1_CORPUS),
+            out: PathBuf::new(),
+            as_of: None,
+            source_date_epoch: args.source_date_epoch.clone(),
+            ..Default::default()
+        }),
+        p2: Planned::Run(P2Args {
+            repo: args.repo.clone(),
+            source_date_epoch: args.source_date_epoch.clone(),
+            progress: args.progress,
+            ..Default::default()
+        }),
+        p3: Planned::Run(P3Args {
+            inputs: vec![suite::under(&args.repo, P3_EXPORT)],
+            format: "auto".to_string(),
+            as_of: Some(P3_AS_OF.to_string()),
+            ..Default::default()
+        }),
+    }
+}
+
+/// Runs the three experiments into `args.out` and returns the text to print.
+pub fn run(args: &DemoArgs) -> DemoOutcome {
+    let plan = plan(args);
+    let runs = suite::run(&plan, &args.out);
+    DemoOutcome {
+        text: render(args, &runs),
+        runs,
+    }
+}
+
+fn render(args: &DemoArgs, runs: &[ExperimentRun]) -> String {
+    let show = |path: &Path| path.display().to_string();
+    let mut text = format!(
+        "phase0 demo: the three Phase-0 experiments on the embedded defaults\n  P1 on {}, P2 on the history of {}, \
+         P3 on {} (Jira with changelogs: reopens and follow-ups) as of {P3_AS_OF}\n",
+        show(&suite::under(&args.repo, P1_CORPUS)),
+        show(&args.repo),
+        show(&suite::under(&args.repo, P3_EXPORT)),
+    );
+    for run in runs {
+        text.push('\n');
+        text.push_str(&run.block());
+        if let Some(ran) = &run.ran {
+            text.push_str(&format!("  reports         {}\n", ran.dir.display()));
         }
     }
+    let not_run: Vec<&str> = runs
+        .iter()
+        .filter(|run| run.status != RunStatus::Ok)
+        .map(|run| run.experiment.id())
+        .collect();
+    if !not_run.is_empty() {
+        text.push_str(&format!(
+            "\npartial: {} did not run; the other reports were written (exit 3)\n",
+            not_run.join(", ")
+        ));
+    }
+    text
 }
 
-/// The whole demo: the capture view of `repo`, then P2 over its history with reports in `out/p2`.
-pub fn run(repo: &Path, out: &Path, source_date_epoch: Option<String>) -> Result<String, DemoError> {
-    let mut text = render(&capture_overview(repo)?);
-    let p2 = crate::commands::p2::run(&crate::commands::p2::P2Args {
-        repo: repo.to_path_buf(),
-        out: out.join("p2"),
-        source_date_epoch,
-        ..Default::default()
-    })?;
-    text.push('\n');
-    text.push_str(&p2.summary);
-    let _ = writeln!(text, "  reports         {}", out.join("p2").display());
-    Ok(text)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The change surface of the work tree containing `repo` and its risk-floor verdict at the default threshold.
-pub fn capture_overview(repo: &Path) -> Result<CaptureOverview, DemoError> {
-    let repository = discover_work_tree(repo)?;
-    let surface = change_surface(&repository, &SurfaceOptions::default())?;
-    let verdict = evaluate_risk_floor(&surface.files, None, None, DEFAULT_RISK_THRESHOLD);
-    Ok(CaptureOverview { surface, verdict })
-}
-
-/// The text `phase0 demo` prints.
-pub fn render(overview: &CaptureOverview) -> String {
-    let mut out = String::new();
-    let surface = &overview.surface;
-    let base = match &surface.base {
-        Some(base) => format!("since {} ({})", &base.merge_base.to_string()[..12], base.source),
-        None => "uncommitted work only (no upstream or default branch to compare with)".to_string(),
-    };
-    let _ = writeln!(out, "capture: change surface {base}: {} file(s)", surface.files.len());
-    for file in surface.files.iter().take(20) {
-        let _ = writeln!(out, "  {file}");
+    #[test]
+    fn the_demo_reads_repository_relative_samples() {
+        let plan = plan(&DemoArgs {
+            repo: PathBuf::from("."),
+            ..Default::default()
+        });
+        let Planned::Run(p1) = plan.p1 else { panic!("p1 runs") };
+        assert_eq!(p1.corpus, PathBuf::from("data/p1-corpus.jsonl"));
+        let Planned::Run(p3) = plan.p3 else { panic!("p3 runs") };
+        assert_eq!(p3.inputs, [PathBuf::from("data/p3/jira.json")]);
+        assert_eq!(p3.as_of.as_deref(), Some("2026-01-01"));
+        let Planned::Run(p2) = plan.p2 else { panic!("p2 runs") };
+        assert_eq!(p2.repo, PathBuf::from("."));
     }
-    if surface.files.len() > 20 {
-        let _ = writeln!(out, "  … and {} more", surface.files.len() - 20);
-    }
-    let verdict = &overview.verdict;
-    let _ = writeln!(
-        out,
-        "risk floor: surface {}, score {}, needs review: {} ({})",
-        verdict.surface,
-        verdict.score.get(),
-        if verdict.needs_review { "yes" } else { "no" },
-        verdict.reason
-    );
-    for (name, question) in EXPERIMENTS {
-        let _ = writeln!(out, "{name}: {question}");
-    }
-    out
 }

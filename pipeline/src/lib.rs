@@ -2,9 +2,8 @@
 //!
 //! Data flows one way: scanners ([`scan`]) read inputs into typed rows, experiments compute metrics with the exact
 //! statistics of [`stats`] and decide a verdict under a pre-registration ([`prereg`]), renderers write reports.
-//! The experiments (P1 calibration, P2 gate buckets, P3 detectability) land here one by one; until then
-//! `phase0 demo` prints the capture overview ([`demo`]): the change surface of a repository and its risk-floor
-//! verdict, computed by the same `capture` code the Stop hook runs.
+//! The experiments (P1 calibration, P2 gate buckets, P3 detectability) are [`commands`] of their own; `phase0
+//! demo` ([`demo`]) and `phase0 weekly` ([`commands::weekly`]) run all three side by side ([`commands::suite`]).
 
 pub mod commands;
 pub mod demo;

@@ -1,5 +1,6 @@
 //! `phase0`: the Phase-0 experiments. Exit codes: 0 the run completed (whatever the verdict), 1 runtime error
-//! (an output could not be written), 2 usage error or bad input (the message names the file and line).
+//! (an output could not be written), 2 usage error or bad input (the message names the file and line), 3 `demo` /
+//! `weekly` completed but at least one experiment did not run (missing input or failure).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,14 +22,38 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show what phase0 computes on the embedded defaults: today, the capture view of a repository.
+    /// The three experiments on the embedded defaults: P1 on data/'s sample corpus, P2 on the repository's
+    /// history, P3 on data/p3/'s Jira sample.
     Demo {
-        /// The repository to look at.
+        /// The repository: P2 scans its history, P1 and P3 read its data/.
         #[arg(long, default_value = ".")]
         repo: PathBuf,
-        /// Where the demo's reports go.
+        /// Where the demo's reports go (p1/, p2/, p3/).
         #[arg(long, default_value = "reports/demo")]
         out: PathBuf,
+    },
+    /// The three experiments on a config's inputs into OUT/<ISO week>/, and OUT/index.md + index.json with every
+    /// week and what changed since the previous one.
+    Weekly {
+        /// The inputs of each experiment; default the embedded experiments/weekly.toml. Relative paths in it are
+        /// relative to the working directory.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// The reports directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// The ISO week to write (e.g. 2026-W47); default the week of --as-of, else of SOURCE_DATE_EPOCH, else of
+        /// today (UTC).
+        #[arg(long)]
+        week: Option<String>,
+        /// The as-of date of every report (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else each
+        /// experiment's own default.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A directory whose weekly-index.md.j2, weekly-week.md.j2, p1.md.j2, p2.md.j2, p3.md.j2 (any that exist)
+        /// replace the embedded templates.
+        #[arg(long)]
+        templates: Option<PathBuf>,
     },
     /// P1 calibration: does self-reported confidence separate right from wrong work?
     P1 {
@@ -153,11 +178,34 @@ enum Synth {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Demo { repo, out } => {
-            match pipeline::demo::run(&repo, &out, std::env::var("SOURCE_DATE_EPOCH").ok()) {
-                Ok(text) => {
-                    print!("{text}");
-                    ExitCode::SUCCESS
-                }
+            let outcome = pipeline::demo::run(&pipeline::demo::DemoArgs {
+                repo,
+                out,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            });
+            print_partial(&outcome.text, outcome.partial())
+        }
+        Command::Weekly {
+            config,
+            out,
+            week,
+            as_of,
+            templates,
+        } => {
+            let args = commands::weekly::WeeklyArgs {
+                config,
+                out,
+                week,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                // The clock only names the week when nothing else does; it never lands in a report.
+                today: Some(jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date()),
+                templates,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            };
+            match commands::weekly::run(&args) {
+                Ok(outcome) => print_partial(&outcome.summary, outcome.partial()),
                 Err(error) => {
                     eprintln!("phase0: {error}");
                     ExitCode::from(error.exit_code())
@@ -265,6 +313,14 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Prints the text of a run of several experiments: exit 0, or 3 when one of them did not run.
+fn print_partial(text: &str, partial: bool) -> ExitCode {
+    if std::io::stdout().lock().write_all(text.as_bytes()).is_err() {
+        return ExitCode::from(exit::RUNTIME);
+    }
+    ExitCode::from(if partial { exit::PARTIAL } else { exit::OK })
 }
 
 /// Prints a command's summary block (or its report JSON with `--json`) and maps errors to exit codes.

@@ -335,26 +335,3 @@ fn runs_on_this_projects_own_history() {
     let expected: u64 = String::from_utf8_lossy(&count.stdout).trim().parse().unwrap();
     assert_eq!(walked, expected);
 }
-
-/// `phase0 demo` shows the capture view and runs P2 over the repository's history.
-#[test]
-fn the_demo_runs_p2_on_the_repository() {
-    let sandbox = Sandbox::new();
-    let repo = fixture(&sandbox);
-    let out = sandbox.path().join("demo");
-    let output = Command::new(binary("phase0"))
-        .args(["demo", "--repo", repo.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .env_remove("SOURCE_DATE_EPOCH")
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.starts_with("capture: change surface"), "{stdout}");
-    assert!(stdout.contains("  failures        11: ci 3, human review 2, self-reflection 2, ambiguous 4\n"));
-    assert!(out.join("p2/p2.json").is_file() && out.join("p2/p2.md").is_file());
-}

@@ -4,7 +4,9 @@
 pub mod p1;
 pub mod p2;
 pub mod p3;
+pub mod suite;
 pub mod synth;
+pub mod weekly;
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +18,9 @@ pub mod exit {
     pub const RUNTIME: u8 = 1;
     /// Bad usage or bad input: an invalid row, pre-registration, template or date.
     pub const INPUT: u8 = 2;
+    /// `demo` and `weekly`: the run completed but at least one experiment's input was missing or it failed; the
+    /// others' reports were written.
+    pub const PARTIAL: u8 = 3;
 }
 
 #[derive(Debug, thiserror::Error)]

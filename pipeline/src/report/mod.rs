@@ -6,6 +6,7 @@ pub mod p1;
 pub mod p2;
 pub mod p3;
 pub mod svg;
+pub mod weekly;
 
 /// A markdown template that could not be parsed or rendered.
 #[derive(Debug, thiserror::Error)]
