@@ -129,6 +129,30 @@ enum Command {
         #[arg(long)]
         data_dir: Option<String>,
     },
+    /// Build the P1 corpus (JSONL) from captured sidecars and what git later shows about their commits.
+    Corpus {
+        /// The directory of *.reflection.json sidecars.
+        #[arg(long)]
+        reflections: PathBuf,
+        /// The repository the sessions committed to.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Walk the history reachable from this revision.
+        #[arg(long, default_value = "HEAD")]
+        rev: String,
+        /// Replace the pre-registered outcome window (the summary says so).
+        #[arg(long)]
+        window_days: Option<u32>,
+        /// The as-of time (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else the newest commit's time.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A pre-registration replacing the embedded experiments/corpus.toml.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Where the JSONL goes.
+        #[arg(long, default_value = "corpus.jsonl")]
+        out: PathBuf,
+    },
     /// Generate synthetic inputs deterministically.
     Synth {
         #[command(subcommand)]
@@ -240,6 +264,33 @@ fn main() -> ExitCode {
                 data_dir,
             };
             print_outcome(commands::p3::run(&args).map(|o| (o.summary, o.json)), json)
+        }
+        Command::Corpus {
+            reflections,
+            repo,
+            rev,
+            window_days,
+            as_of,
+            prereg,
+            out,
+        } => {
+            let args = commands::corpus::CorpusArgs {
+                reflections,
+                repo,
+                rev: Some(rev),
+                window_days,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                prereg,
+                out,
+            };
+            let outcome = commands::corpus::run(&args).map(|o| {
+                for warning in &o.warnings {
+                    eprintln!("phase0: skipped {warning}");
+                }
+                (o.summary, Vec::new())
+            });
+            print_outcome(outcome, false)
         }
         Command::Synth {
             what: Synth::P1 { rows, seed, minimal },
