@@ -241,7 +241,12 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
 impl Prereg<CorpusSpec> {
     /// The embedded default, or the file at `path`.
     pub fn corpus(path: Option<&Path>) -> Result<Self, PreregError> {
-        load(path, CORPUS_DEFAULT, "experiments/corpus.toml (embedded)", validate_corpus)
+        load(
+            path,
+            CORPUS_DEFAULT,
+            "experiments/corpus.toml (embedded)",
+            validate_corpus,
+        )
     }
 }
 

@@ -298,7 +298,10 @@ pub fn summary(args: &CorpusArgs, built: &Built, out: Option<&Path>) -> String {
         out.map(|p| format!(" -> {}", p.display())).unwrap_or_default()
     ));
     line(format!("censored:         {} (window not elapsed)", c.censored));
-    line(format!("uncommitted:      {} (files changed, no commit found)", c.uncommitted));
+    line(format!(
+        "uncommitted:      {} (files changed, no commit found)",
+        c.uncommitted
+    ));
     line(format!("no files changed: {}", c.no_files));
     line(format!(
         "null confidence:  {} of the rows (kept for the risk floor, left out of confidence metrics)",
@@ -309,7 +312,10 @@ pub fn summary(args: &CorpusArgs, built: &Built, out: Option<&Path>) -> String {
     }
     line(String::new());
     line(format!("prereg {} sha256 {}", built.prereg.0, built.prereg.1));
-    line(format!("failures by {} sha256 {}", built.p2_prereg.0, built.p2_prereg.1));
+    line(format!(
+        "failures by {} sha256 {}",
+        built.p2_prereg.0, built.p2_prereg.1
+    ));
     text
 }
 
@@ -322,7 +328,13 @@ mod tests {
         let spans = vec![(0, 10), (20, 30)];
         assert!(in_spans(&spans, 0) && in_spans(&spans, 10) && in_spans(&spans, 25));
         assert!(!in_spans(&spans, -1) && !in_spans(&spans, 11) && !in_spans(&spans, 31));
-        assert_eq!(split_out(Path::new("corpus.jsonl")).unwrap(), (PathBuf::from("."), "corpus.jsonl".into()));
-        assert_eq!(split_out(Path::new("a/b.jsonl")).unwrap(), (PathBuf::from("a"), "b.jsonl".into()));
+        assert_eq!(
+            split_out(Path::new("corpus.jsonl")).unwrap(),
+            (PathBuf::from("."), "corpus.jsonl".into())
+        );
+        assert_eq!(
+            split_out(Path::new("a/b.jsonl")).unwrap(),
+            (PathBuf::from("a"), "b.jsonl".into())
+        );
     }
 }

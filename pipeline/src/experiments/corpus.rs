@@ -197,7 +197,12 @@ pub fn join(
             for path in &sidecar.files_changed {
                 if let Some(list) = by_path.get(path.as_str()) {
                     let from = list.partition_point(|&(time, _)| time < lo);
-                    found.extend(list[from..].iter().take_while(|&&(time, _)| time <= hi).map(|&(_, c)| c));
+                    found.extend(
+                        list[from..]
+                            .iter()
+                            .take_while(|&&(time, _)| time <= hi)
+                            .map(|&(_, c)| c),
+                    );
                 }
             }
             found.sort_unstable();
@@ -430,10 +435,7 @@ mod tests {
         );
         // A failure is known before the window elapses; a clean row is not.
         let early = join(&sidecars, &commits, &failures, T0 + 10 * DAY, &spec());
-        assert_eq!(
-            labels(&early),
-            vec![("b", false, "revert", Some("cb"), vec!["cb"])]
-        );
+        assert_eq!(labels(&early), vec![("b", false, "revert", Some("cb"), vec!["cb"])]);
         assert_eq!(early.counts.censored, 4);
         // A remedy after the as-of time is not seen yet.
         let before_revert = join(&sidecars, &commits, &failures, T0 + 4 * DAY, &spec());
@@ -493,7 +495,10 @@ mod tests {
             vec![("b", false, "fix-after-change", Some("c0"), vec!["c0"])]
         );
         assert_eq!(joined.rows[0].remedy_sha.as_deref(), Some("r1"));
-        assert_eq!(joined.counts.uncommitted, 1, "7 h before the start is outside the slack");
+        assert_eq!(
+            joined.counts.uncommitted, 1,
+            "7 h before the start is outside the slack"
+        );
         let jsonl = String::from_utf8(to_jsonl(&joined.rows)).unwrap();
         assert_eq!(
             jsonl,

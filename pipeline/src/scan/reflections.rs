@@ -119,6 +119,9 @@ mod tests {
             ]
         );
         let missing = read_dir(&dir.path().join("nope")).unwrap_err().to_string();
-        assert!(missing.starts_with(&format!("{}: cannot read the sidecar directory: ", dir.path().join("nope").display())));
+        assert!(missing.starts_with(&format!(
+            "{}: cannot read the sidecar directory: ",
+            dir.path().join("nope").display()
+        )));
     }
 }
