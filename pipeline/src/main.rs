@@ -32,8 +32,28 @@ enum Command {
     },
     /// P1 calibration: does self-reported confidence separate right from wrong work?
     P1 {
-        /// The labeled corpus: JSONL with `confidence` in [0, 1] and `correct` (true/false or 1/0) per line.
-        corpus: PathBuf,
+        /// The labeled corpus: JSONL with `confidence` in [0, 1] (or null) and `correct` (true/false or 1/0) per
+        /// line. Or, instead, --reflections DIR --repo PATH.
+        #[arg(required_unless_present = "reflections", conflicts_with = "reflections")]
+        corpus: Option<PathBuf>,
+        /// Build the corpus from this directory of sidecars (as `phase0 corpus` does, in memory).
+        #[arg(long, requires = "repo")]
+        reflections: Option<PathBuf>,
+        /// The repository the sessions of --reflections committed to.
+        #[arg(long, requires = "reflections")]
+        repo: Option<PathBuf>,
+        /// With --reflections: walk the history reachable from this revision (default HEAD).
+        #[arg(long, requires = "reflections")]
+        rev: Option<String>,
+        /// With --reflections: replace the pre-registered outcome window of the join.
+        #[arg(long, requires = "reflections")]
+        window_days: Option<u32>,
+        /// With --reflections: a pre-registration replacing the embedded experiments/corpus.toml.
+        #[arg(long, requires = "reflections")]
+        corpus_prereg: Option<PathBuf>,
+        /// With --reflections: also write the joined corpus (JSONL) here.
+        #[arg(long, requires = "reflections")]
+        corpus_out: Option<PathBuf>,
         /// A pre-registration replacing the embedded experiments/p1.toml.
         #[arg(long)]
         prereg: Option<PathBuf>,
@@ -190,6 +210,12 @@ fn main() -> ExitCode {
         }
         Command::P1 {
             corpus,
+            reflections,
+            repo,
+            rev,
+            window_days,
+            corpus_prereg,
+            corpus_out,
             prereg,
             out,
             json,
@@ -199,7 +225,13 @@ fn main() -> ExitCode {
             by,
         } => {
             let args = commands::p1::P1Args {
-                corpus,
+                corpus: corpus.unwrap_or_default(),
+                reflections,
+                repo,
+                rev,
+                window_days,
+                corpus_prereg,
+                corpus_out,
                 prereg,
                 out,
                 skip_invalid,

@@ -78,6 +78,9 @@ fn shas(f: &Fixture) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// (session, confidence, correct, reason, failing subject, remedy subject, commit subjects).
+type Labeled = (String, Value, bool, String, Value, Value, Vec<String>);
+
 #[test]
 fn every_row_is_labeled_with_its_reason_and_the_counts_add_up() {
     let f = fixture();
@@ -90,7 +93,7 @@ fn every_row_is_labeled_with_its_reason_and_the_counts_add_up() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    let found: Vec<(String, Value, bool, String, Value, Value, Vec<String>)> = lines
+    let found: Vec<Labeled> = lines
         .iter()
         .map(|row| {
             let name = |v: &Value| -> Value {
@@ -396,4 +399,127 @@ fn bad_inputs_exit_2_and_all_invalid_sidecars_give_an_empty_corpus() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+fn p1_json(args: &[&std::ffi::OsStr]) -> Value {
+    let output = phase0(args);
+    serde_json::from_str(&ok(&output)).expect("--json prints the report")
+}
+
+#[test]
+fn p1_reads_the_corpus_and_joins_the_sidecars_itself_with_the_same_numbers() {
+    let f = fixture();
+    let corpus_file = f.sandbox.path().join("corpus.jsonl");
+    ok(&corpus(&f, &corpus_file, &["--as-of", "2026-03-15"]));
+    let out = f.sandbox.path().join("p1");
+    let from_file = p1_json(&[
+        os("p1"),
+        corpus_file.as_os_str(),
+        os("--as-of"),
+        os("2026-03-15"),
+        os("--json"),
+        os("--out"),
+        out.as_os_str(),
+    ]);
+    let joined_copy = f.sandbox.path().join("joined.jsonl");
+    let direct = p1_json(&[
+        os("p1"),
+        os("--reflections"),
+        f.reflections.as_os_str(),
+        os("--repo"),
+        f.repo.as_os_str(),
+        os("--corpus-out"),
+        joined_copy.as_os_str(),
+        os("--as-of"),
+        os("2026-03-15"),
+        os("--json"),
+        os("--out"),
+        out.as_os_str(),
+    ]);
+    // The in-memory join is the same corpus, so the same numbers.
+    assert_eq!(
+        std::fs::read(&corpus_file).unwrap(),
+        std::fs::read(&joined_copy).unwrap()
+    );
+    assert_eq!(from_file["report"]["metrics"], direct["report"]["metrics"]);
+    assert_eq!(from_file["report"]["risk_floor"], direct["report"]["risk_floor"]);
+    assert_eq!(from_file["report"]["corpus_join"], Value::Null);
+
+    let report = &direct["report"];
+    assert_eq!(report["corpus"]["rows"], 7);
+    assert_eq!(report["corpus"]["null_confidence"], 1);
+    // Six rows with a confidence: wrong at 0.9, 0.8, 0.3; correct at 0.95, 0.6, 0.85.
+    assert_eq!(
+        (report["metrics"]["n"].clone(), report["metrics"]["n_correct"].clone()),
+        (6.into(), 3.into())
+    );
+    assert!((report["metrics"]["auc"]["value"].as_f64().unwrap() - 6.0 / 9.0).abs() < 1e-12);
+    assert_eq!(report["metrics"]["verdict"]["kind"], "INCONCLUSIVE");
+    // Risk floor over all seven rows: wrong at risk 1.0, 0.9, 0.0; correct at 0.1, 0.4, 0.85, 0.0.
+    let floor = &report["risk_floor"];
+    assert_eq!((floor["n"].clone(), floor["n_wrong"].clone()), (7.into(), 3.into()));
+    assert!((floor["auc"]["value"].as_f64().unwrap() - 8.5 / 12.0).abs() < 1e-12);
+    let split = &floor["needs_review"];
+    assert_eq!(
+        [
+            &split["n_flagged"],
+            &split["wrong_flagged"],
+            &split["n_unflagged"],
+            &split["wrong_unflagged"]
+        ],
+        [&Value::from(3), &Value::from(2), &Value::from(4), &Value::from(1)]
+    );
+    let close = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-12;
+    assert!(close(&split["failure_rate_flagged"]["lo"], 0.2076596008020477));
+    assert!(close(&split["failure_rate_flagged"]["hi"], 0.9385080552796037));
+    assert!(close(&split["failure_rate_unflagged"]["lo"], 0.0455872608097006));
+    assert!(close(&split["failure_rate_unflagged"]["hi"], 0.6993581574175982));
+    let join = &report["corpus_join"];
+    assert_eq!(join["reflections"], f.reflections.display().to_string());
+    assert_eq!(join["repo"], f.repo.display().to_string());
+    assert_eq!(join["counts"]["censored"], 1);
+    assert_eq!(join["invalid_sidecars"], 1);
+
+    let markdown = std::fs::read_to_string(out.join("p1.md")).unwrap();
+    assert!(
+        markdown.contains("| AUC of the risk score for failure | 0.7083 | [0.1309, 1.0000] |\n"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| failure rate, `needs_review` | 0.6667 (2 of 3) | [0.2077, 0.9385] |\n"));
+    assert!(markdown.contains("| failure rate, not flagged | 0.2500 (1 of 4) | [0.0456, 0.6994] |\n"));
+
+    // The summary block says it too.
+    let output = phase0(&[
+        os("p1"),
+        corpus_file.as_os_str(),
+        os("--as-of"),
+        os("2026-03-15"),
+        os("--out"),
+        out.as_os_str(),
+    ]);
+    let stdout = ok(&output);
+    assert!(stdout.contains(
+        "  risk floor      AUC 0.7083 [0.1309, 1.0000] for predicting failure, 7 rows (3 wrong); descriptive\n"
+    ));
+    assert!(stdout.contains(
+        "  needs_review    failure rate 0.6667 [0.2077, 0.9385] of 3 flagged vs 0.2500 [0.0456, 0.6994] of 4 not\n"
+    ));
+
+    // Exactly one of a corpus file or --reflections/--repo.
+    for args in [
+        vec![os("p1")],
+        vec![
+            os("p1"),
+            corpus_file.as_os_str(),
+            os("--reflections"),
+            f.reflections.as_os_str(),
+            os("--repo"),
+            f.repo.as_os_str(),
+        ],
+        vec![os("p1"), os("--reflections"), f.reflections.as_os_str()],
+    ] {
+        let output = phase0(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("Usage:"), "{args:?}");
+    }
 }
