@@ -365,7 +365,10 @@ mod tests {
         }
     }
 
-    fn labels(joined: &Joined) -> Vec<(&str, bool, &str, Option<&str>, Vec<&str>)> {
+    /// (sidecar, correct, reason, failing commit, commits).
+    type Label<'a> = (&'a str, bool, &'a str, Option<&'a str>, Vec<&'a str>);
+
+    fn labels(joined: &Joined) -> Vec<Label<'_>> {
         joined
             .rows
             .iter()
