@@ -275,7 +275,8 @@ fn every_row_is_labeled_with_its_reason_and_the_counts_add_up() {
         "sidecars read:    12 (10 sessions); 1 invalid, skipped (listed on stderr)\n",
         "rows written:     7 (4 correct, 3 wrong) -> ",
         "censored:         1 (window not elapsed)\n",
-        "uncommitted:      2 (files changed, no commit found)\n",
+        "uncommitted:      1 (files changed, no commit found)\n",
+        "superseded:       1 (their commits belong to another sidecar: one commit labels one row)\n",
         "no files changed: 1\n",
         "null confidence:  1 of the rows (kept for the risk floor, left out of confidence metrics)\n",
         "prereg experiments/corpus.toml (embedded) sha256 ",
@@ -478,6 +479,7 @@ fn p1_reads_the_corpus_and_joins_the_sidecars_itself_with_the_same_numbers() {
     assert_eq!(join["reflections"], f.reflections.display().to_string());
     assert_eq!(join["repo"], f.repo.display().to_string());
     assert_eq!(join["counts"]["censored"], 1);
+    assert_eq!(join["counts"]["superseded"], 1);
     assert_eq!(join["invalid_sidecars"], 1);
 
     let markdown = std::fs::read_to_string(out.join("p1.md")).unwrap();

@@ -302,6 +302,10 @@ pub fn summary(args: &CorpusArgs, built: &Built, out: Option<&Path>) -> String {
         "uncommitted:      {} (files changed, no commit found)",
         c.uncommitted
     ));
+    line(format!(
+        "superseded:       {} (their commits belong to another sidecar: one commit labels one row)",
+        c.superseded
+    ));
     line(format!("no files changed: {}", c.no_files));
     line(format!(
         "null confidence:  {} of the rows (kept for the risk floor, left out of confidence metrics)",

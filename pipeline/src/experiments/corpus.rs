@@ -27,6 +27,8 @@
 //! - A squash or rebase rewrites the commits: the rule sees the commits that are reachable, with their committer
 //!   times (a rebase moves them, possibly out of the span).
 //! - A sidecar listing no changed file claims nothing (counted as `no_files`, e.g. a turn that only answered).
+//! - One commit labels one row: the other sidecars that claimed it (earlier turns of the same session listing the
+//!   same uncommitted files, or another session) are counted as `superseded`, not emitted.
 //!
 //! # Labels
 //!
@@ -125,7 +127,7 @@ pub struct Row {
     pub timestamp: String,
 }
 
-/// How every sidecar was accounted for: `sidecars == rows + censored + uncommitted + no_files`.
+/// How every sidecar was accounted for: `sidecars == rows + censored + uncommitted + superseded + no_files`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     pub sidecars: u64,
@@ -136,6 +138,9 @@ pub struct Counts {
     pub censored: u64,
     /// Sidecars listing changed files of which no commit was found.
     pub uncommitted: u64,
+    /// Sidecars whose commits all belong to another sidecar (one commit labels one row), typically an earlier
+    /// turn of the same session that listed the same files.
+    pub superseded: u64,
     /// Sidecars listing no changed file.
     pub no_files: u64,
     /// Emitted rows with a null confidence.
@@ -251,7 +256,11 @@ pub fn join(
             continue;
         }
         if mine.is_empty() {
-            counts.uncommitted += 1;
+            if claims[position].is_empty() {
+                counts.uncommitted += 1;
+            } else {
+                counts.superseded += 1;
+            }
             continue;
         }
         mine.sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
@@ -431,6 +440,7 @@ mod tests {
                 wrong: 1,
                 censored: 1,
                 uncommitted: 1,
+                superseded: 0,
                 no_files: 1,
                 null_confidence: 1,
                 sessions: 7,
@@ -474,7 +484,8 @@ mod tests {
                 ("s3-1", true, "window-elapsed", None, vec!["c2"]),
             ]
         );
-        assert_eq!(joined.counts.uncommitted, 2);
+        // s2-1 claimed c1 and c2, s1-1 too: both went to later sidecars.
+        assert_eq!((joined.counts.uncommitted, joined.counts.superseded), (0, 2));
     }
 
     #[test]
