@@ -35,7 +35,8 @@
 //! - `correct = false` when one of the row's commits is the failing change of a P2 failure whose remedy was
 //!   committed at most `window_days` after it (and at or before the as-of time). `label_reason` is P2's kind id
 //!   (`revert`, `fixes-trailer`, `fix-after-change`), `failure_sha` the failing commit, `remedy_sha` the remedy;
-//!   with several, the earliest remedy wins (then kind order, then SHA).
+//!   with several, the earliest remedy wins (then kind order, then SHA). A remedy that is itself one of the row's
+//!   commits (the session fixed or reverted its own work before its turn ended) does not count.
 //! - `correct = true`, `label_reason = "window-elapsed"`, when no such failure exists and at least `window_days`
 //!   have passed between the row's newest commit and the as-of time.
 //! - Otherwise the row is *censored*: counted, not emitted. A sidecar written after the as-of time is censored too.
@@ -264,6 +265,7 @@ pub fn join(
             continue;
         }
         mine.sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
+        let own = |id: &str| mine.iter().any(|c| c.id == id);
         let failure = mine
             .iter()
             .flat_map(|commit| {
@@ -273,6 +275,8 @@ pub fn join(
                     .flatten()
                     .filter(move |f| f.remedy_time <= as_of && f.remedy_time - commit.time <= window)
             })
+            // A remedy among the row's own commits is the turn fixing its work before it ended: not a failure.
+            .filter(|f| !own(&f.remedy))
             .min_by(|a, b| (a.remedy_time, a.kind, &a.remedy).cmp(&(b.remedy_time, b.kind, &b.remedy)));
         let newest = mine.iter().map(|c| c.time).max().unwrap_or(i64::MIN);
         let (correct, label_reason, failure_sha, remedy_sha) = match failure {
@@ -497,16 +501,19 @@ mod tests {
         let commits = [
             // 5 h before the session's first sidecar: inside slack_before (6 h) for both of its sidecars.
             commit("c0", T0 - 5 * HOUR, &["z.rs"]),
+            commit("c1", T0 + DAY, &["z.rs"]),
             commit("early", T0 - 7 * HOUR, &["q.rs"]),
         ];
         let failures = [
             failure("c0", "r2", T0 + 3 * DAY, FailureKind::FixesTrailer),
             failure("c0", "r1", T0 + 2 * DAY, FailureKind::FixAfterChange),
+            // Remedied by the row's own later commit: not a failure.
+            failure("c0", "c1", T0 + DAY, FailureKind::FixAfterChange),
         ];
         let joined = join(&sidecars, &commits, &failures, T0 + 100 * DAY, &spec());
         assert_eq!(
             labels(&joined),
-            vec![("b", false, "fix-after-change", Some("c0"), vec!["c0"])]
+            vec![("b", false, "fix-after-change", Some("c0"), vec!["c0", "c1"])]
         );
         assert_eq!(joined.rows[0].remedy_sha.as_deref(), Some("r1"));
         assert_eq!(
@@ -518,7 +525,7 @@ mod tests {
             jsonl,
             "{\"confidence\":0.6,\"correct\":false,\"session_id\":\"s\",\"task_ref\":\"app#s\",\"agent\":\"claude\",\
              \"risk_score\":0.9,\"needs_review\":true,\"surface\":\"data\",\"label_reason\":\"fix-after-change\",\
-             \"failure_sha\":\"c0\",\"remedy_sha\":\"r1\",\"commits\":[\"c0\"],\"sidecar\":\"b\",\
+             \"failure_sha\":\"c0\",\"remedy_sha\":\"r1\",\"commits\":[\"c0\",\"c1\"],\"sidecar\":\"b\",\
              \"timestamp\":\"2026-01-02T00:00:00Z\"}\n"
         );
     }
