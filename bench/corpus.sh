@@ -31,6 +31,5 @@ cmd="$PHASE0 corpus --reflections $inputs/sidecars --repo $inputs/repo --as-of 2
 hyperfine --warmup 1 --runs "$runs" \
   --export-json "$out/corpus-$commits-$sidecars.json" --export-markdown "$out/corpus-$commits-$sidecars.md" \
   -n "phase0 corpus" "$cmd 2>/dev/null"
-$cmd 2>/dev/null
-peak=$( { /usr/bin/time -f '%M' $cmd > /dev/null 2>/dev/null; } 2>&1 | tail -1 )
-echo "peak RSS $((peak / 1024)) MiB: $cmd"
+/usr/bin/time -f '%e s wall, %M KiB peak RSS' -o "$work/time.txt" $cmd 2>/dev/null
+echo "$(cat "$work/time.txt"): $cmd"

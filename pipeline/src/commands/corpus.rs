@@ -78,16 +78,20 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
     let as_of_given = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
 
-    let read = reflections::read_dir(&args.reflections).map_err(|e| input(&e))?;
-    let repo = git::open(&args.repo).map_err(|e| input(&e))?;
-    let history = git::walk(
-        &repo,
-        &WalkOptions {
-            rev: args.rev.clone(),
-            ..WalkOptions::default()
+    // Reading the sidecars (many small files) overlaps the history walk.
+    let (read, walked) = rayon::join(
+        || reflections::read_dir(&args.reflections),
+        || {
+            let repo = git::open(&args.repo)?;
+            let options = WalkOptions {
+                rev: args.rev.clone(),
+                ..WalkOptions::default()
+            };
+            git::walk(&repo, &options).map(|history| (repo, history))
         },
-    )
-    .map_err(|e| input(&e))?;
+    );
+    let read = read.map_err(|e| input(&e))?;
+    let (repo, history) = walked.map_err(|e| input(&e))?;
     let newest = history.commits.iter().map(|c| c.commit_time).max();
     let as_of = match as_of_given {
         Some(at) => at,
