@@ -204,7 +204,7 @@ fn every_reason_has_its_message_and_line() {
     check(
         "{\"confidence\": 0.5, \"correct\": true, \"risk_score\": \"high\"}",
         RiskScoreInvalid,
-        "risk_score must be a number in [0, 1], got string \"high\"",
+        "risk_score must be a number in [0, 1], got a string",
     );
     check(
         "{\"confidence\": 0.5, \"correct\": true, \"needs_review\": 1}",
