@@ -70,6 +70,14 @@ sample-data:
 bench-p1 *rows:
     bench/p1.sh {{rows}}
 
+# The P1 corpus from captured sidecars and git outcomes: `just corpus --reflections DIR --repo PATH [--out corpus.jsonl]`
+corpus *args:
+    cargo run --quiet --release --bin phase0 -- corpus {{args}}
+
+# `phase0 corpus` benchmark: 100,000 sidecars against 50,000 commits (inputs built by bench/corpus_fixture.py)
+bench-corpus *args:
+    bench/corpus.sh {{args}}
+
 # P2 gate buckets over a repository's history: `just p2 --repo .` (every `phase0 p2` flag works)
 p2 *args:
     cargo run --quiet --release --bin phase0 -- p2 {{args}}

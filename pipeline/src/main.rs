@@ -57,8 +57,28 @@ enum Command {
     },
     /// P1 calibration: does self-reported confidence separate right from wrong work?
     P1 {
-        /// The labeled corpus: JSONL with `confidence` in [0, 1] and `correct` (true/false or 1/0) per line.
-        corpus: PathBuf,
+        /// The labeled corpus: JSONL with `confidence` in [0, 1] (or null) and `correct` (true/false or 1/0) per
+        /// line. Or, instead, --reflections DIR --repo PATH.
+        #[arg(required_unless_present = "reflections", conflicts_with = "reflections")]
+        corpus: Option<PathBuf>,
+        /// Build the corpus from this directory of sidecars (as `phase0 corpus` does, in memory).
+        #[arg(long, requires = "repo")]
+        reflections: Option<PathBuf>,
+        /// The repository the sessions of --reflections committed to.
+        #[arg(long, requires = "reflections")]
+        repo: Option<PathBuf>,
+        /// With --reflections: walk the history reachable from this revision (default HEAD).
+        #[arg(long, requires = "reflections")]
+        rev: Option<String>,
+        /// With --reflections: replace the pre-registered outcome window of the join.
+        #[arg(long, requires = "reflections")]
+        window_days: Option<u32>,
+        /// With --reflections: a pre-registration replacing the embedded experiments/corpus.toml.
+        #[arg(long, requires = "reflections")]
+        corpus_prereg: Option<PathBuf>,
+        /// With --reflections: also write the joined corpus (JSONL) here.
+        #[arg(long, requires = "reflections")]
+        corpus_out: Option<PathBuf>,
         /// A pre-registration replacing the embedded experiments/p1.toml.
         #[arg(long)]
         prereg: Option<PathBuf>,
@@ -154,6 +174,30 @@ enum Command {
         #[arg(long)]
         data_dir: Option<String>,
     },
+    /// Build the P1 corpus (JSONL) from captured sidecars and what git later shows about their commits.
+    Corpus {
+        /// The directory of *.reflection.json sidecars.
+        #[arg(long)]
+        reflections: PathBuf,
+        /// The repository the sessions committed to.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Walk the history reachable from this revision.
+        #[arg(long, default_value = "HEAD")]
+        rev: String,
+        /// Replace the pre-registered outcome window (the summary says so).
+        #[arg(long)]
+        window_days: Option<u32>,
+        /// The as-of time (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else the newest commit's time.
+        #[arg(long)]
+        as_of: Option<String>,
+        /// A pre-registration replacing the embedded experiments/corpus.toml.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Where the JSONL goes.
+        #[arg(long, default_value = "corpus.jsonl")]
+        out: PathBuf,
+    },
     /// Generate synthetic inputs deterministically.
     Synth {
         #[command(subcommand)]
@@ -214,6 +258,12 @@ fn main() -> ExitCode {
         }
         Command::P1 {
             corpus,
+            reflections,
+            repo,
+            rev,
+            window_days,
+            corpus_prereg,
+            corpus_out,
             prereg,
             out,
             json,
@@ -223,7 +273,13 @@ fn main() -> ExitCode {
             by,
         } => {
             let args = commands::p1::P1Args {
-                corpus,
+                corpus: corpus.unwrap_or_default(),
+                reflections,
+                repo,
+                rev,
+                window_days,
+                corpus_prereg,
+                corpus_out,
                 prereg,
                 out,
                 skip_invalid,
@@ -288,6 +344,33 @@ fn main() -> ExitCode {
                 data_dir,
             };
             print_outcome(commands::p3::run(&args).map(|o| (o.summary, o.json)), json)
+        }
+        Command::Corpus {
+            reflections,
+            repo,
+            rev,
+            window_days,
+            as_of,
+            prereg,
+            out,
+        } => {
+            let args = commands::corpus::CorpusArgs {
+                reflections,
+                repo,
+                rev: Some(rev),
+                window_days,
+                as_of,
+                source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+                prereg,
+                out,
+            };
+            let outcome = commands::corpus::run(&args).map(|o| {
+                for warning in &o.warnings {
+                    eprintln!("phase0: skipped {warning}");
+                }
+                (o.summary, Vec::new())
+            });
+            print_outcome(outcome, false)
         }
         Command::Synth {
             what: Synth::P1 { rows, seed, minimal },

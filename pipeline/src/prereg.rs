@@ -14,9 +14,13 @@ pub const P1_DEFAULT: &str = include_str!("../../experiments/p1.toml");
 /// `experiments/p2.toml` as shipped.
 pub const P2_DEFAULT: &str = include_str!("../../experiments/p2.toml");
 
+/// `experiments/corpus.toml` as shipped.
+pub const CORPUS_DEFAULT: &str = include_str!("../../experiments/corpus.toml");
+
 /// `experiments/p3.toml` as shipped.
 pub const P3_DEFAULT: &str = include_str!("../../experiments/p3.toml");
 
+pub use crate::experiments::corpus::CorpusSpec;
 pub use crate::experiments::p3::{P3Kill, P3Signals, P3Spec};
 
 pub use crate::experiments::p2::spec::{
@@ -234,6 +238,37 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
     Ok(())
 }
 
+impl Prereg<CorpusSpec> {
+    /// The embedded default, or the file at `path`.
+    pub fn corpus(path: Option<&Path>) -> Result<Self, PreregError> {
+        load(
+            path,
+            CORPUS_DEFAULT,
+            "experiments/corpus.toml (embedded)",
+            validate_corpus,
+        )
+    }
+}
+
+fn validate_corpus(spec: &CorpusSpec) -> Result<(), String> {
+    if spec.experiment != "corpus" {
+        return Err(format!("experiment = {:?}, expected \"corpus\"", spec.experiment));
+    }
+    if spec.window_days == 0 {
+        return Err("window_days must be at least 1".into());
+    }
+    // Longer slacks than a year would attribute unrelated work; far beyond any session.
+    for (name, hours) in [
+        ("slack_before_hours", spec.slack_before_hours),
+        ("slack_after_hours", spec.slack_after_hours),
+    ] {
+        if hours > 8_760 {
+            return Err(format!("{name} = {hours} exceeds 8760 (a year)"));
+        }
+    }
+    Ok(())
+}
+
 impl Prereg<P2Spec> {
     /// The embedded default, or the file at `path`.
     pub fn p2(path: Option<&Path>) -> Result<Self, PreregError> {
@@ -326,6 +361,28 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_corpus_prereg_and_bad_ones() {
+        let prereg = Prereg::corpus(None).unwrap();
+        assert_eq!(
+            (
+                prereg.spec.window_days,
+                prereg.spec.slack_before_hours,
+                prereg.spec.slack_after_hours
+            ),
+            (30, 6, 24)
+        );
+        assert_eq!(prereg.source, "experiments/corpus.toml (embedded)");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, CORPUS_DEFAULT.replace("window_days = 30", "window_days = 0")).unwrap();
+        let error = Prereg::corpus(Some(&path)).unwrap_err().to_string();
+        assert_eq!(error, format!("{}:1: window_days must be at least 1", path.display()));
+        std::fs::write(&path, "experiment = \"corpus\"\nwindow_days = \"x\"\n").unwrap();
+        let error = Prereg::corpus(Some(&path)).unwrap_err().to_string();
+        assert!(error.starts_with(&format!("{}:2: ", path.display())), "{error}");
+    }
 
     #[test]
     fn the_embedded_p2_prereg_parses_with_the_upstream_rule() {

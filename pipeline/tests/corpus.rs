@@ -141,11 +141,6 @@ fn every_reason_has_its_message_and_line() {
         "confidence must be a number, got string \"NaN\"",
     );
     check(
-        "{\"confidence\": null, \"correct\": true}",
-        ConfidenceNotANumber,
-        "confidence must be a number, got null",
-    );
-    check(
         "{\"confidence\": true, \"correct\": true}",
         ConfidenceNotANumber,
         "confidence must be a number, got boolean true",
@@ -201,6 +196,21 @@ fn every_reason_has_its_message_and_line() {
         CorrectNotBoolean,
         "correct must be true, false, 0 or 1, got -1",
     );
+    check(
+        "{\"confidence\": 0.5, \"correct\": true, \"risk_score\": 1.5}",
+        RiskScoreInvalid,
+        "risk_score must be a number in [0, 1], got 1.5",
+    );
+    check(
+        "{\"confidence\": 0.5, \"correct\": true, \"risk_score\": \"high\"}",
+        RiskScoreInvalid,
+        "risk_score must be a number in [0, 1], got a string",
+    );
+    check(
+        "{\"confidence\": 0.5, \"correct\": true, \"needs_review\": 1}",
+        NeedsReviewNotBoolean,
+        "needs_review must be true or false, got 1",
+    );
 
     // Invalid UTF-8 (inside a string of an ignored field, where a JSON parser might not look).
     let mut input = format!("{OK}\n\n").into_bytes();
@@ -224,6 +234,8 @@ fn reasons_have_stable_ids_and_descriptions() {
             "confidence-out-of-range",
             "missing-correct",
             "correct-not-boolean",
+            "risk-score-invalid",
+            "needs-review-not-boolean",
         ]
     );
     assert_eq!(
@@ -504,4 +516,35 @@ fn chunking_and_threads_do_not_change_the_result() {
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let serial = one_thread.install(|| parse_corpus_with_chunk("c", input.as_bytes(), InvalidPolicy::Skip, 100));
     assert_eq!(serial.unwrap(), whole);
+}
+
+#[test]
+fn null_confidence_and_risk_columns() {
+    // Without the risk fields, no risk columns and no null confidence.
+    let plain = parse(concat!(r#"{"confidence": 0.5, "correct": true}"#, "\n"));
+    assert!(plain.risk_score.is_empty() && plain.needs_review.is_empty());
+    assert_eq!(plain.stats.null_confidence, 0);
+
+    let input = concat!(
+        r#"{"confidence": null, "correct": false, "risk_score": 0.9, "needs_review": true}"#,
+        "\n",
+        r#"{"confidence": 0.7, "correct": true}"#,
+        "\n\n",
+        r#"{"confidence": 0.2, "correct": false, "risk_score": 0.1, "needs_review": null}"#,
+        "\n",
+        r#"{"confidence": 0.4, "correct": true, "risk_score": null, "needs_review": false}"#,
+        "\n",
+    );
+    // One chunk per line too: the sparse risk fields land on the right rows across chunks.
+    for chunk in [1, 4 << 20] {
+        let corpus = parse_corpus_with_chunk("corpus.jsonl", input.as_bytes(), InvalidPolicy::Fail, chunk).unwrap();
+        assert_eq!(corpus.len(), 4);
+        assert!(corpus.confidence[0].is_nan());
+        assert_eq!(&corpus.confidence[1..], [0.7, 0.2, 0.4]);
+        assert_eq!(corpus.stats.null_confidence, 1);
+        let risk: Vec<Option<f64>> = corpus.risk_score.iter().map(|v| (!v.is_nan()).then_some(*v)).collect();
+        assert_eq!(risk, [Some(0.9), None, Some(0.1), None]);
+        assert_eq!(corpus.needs_review, [Some(true), None, None, Some(false)]);
+        assert_eq!(corpus.line, [1, 2, 4, 5]);
+    }
 }

@@ -141,7 +141,7 @@ fn skip_invalid_counts_what_it_skipped_and_marks_the_report_partial() {
     assert_eq!(report["error_code"], "invalid-rows-skipped");
     assert_eq!(
         report["report"]["corpus"],
-        serde_json::json!({"lines": 5, "blank_lines": 1, "rows": 2, "duplicate_lines": 0,
+        serde_json::json!({"lines": 5, "blank_lines": 1, "rows": 2, "duplicate_lines": 0, "null_confidence": 0,
                            "skipped": {"confidence-out-of-range": 1, "invalid-json": 1}})
     );
     assert_eq!(report["report"]["metrics"]["verdict"]["kind"], "INCONCLUSIVE");

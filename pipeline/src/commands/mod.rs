@@ -1,6 +1,7 @@
 //! What each `phase0` subcommand does, as library functions the thin `main.rs` calls, with the error kinds
 //! that map to the documented exit codes.
 
+pub mod corpus;
 pub mod p1;
 pub mod p2;
 pub mod p3;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{CommandError, write_all_atomically};
-use crate::experiments::p1::{CorpusSummary, Metrics, P1Report};
+use crate::experiments::p1::{CorpusJoin, CorpusSummary, Metrics, P1Report};
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, InputFile, PreregRef, Status};
 use crate::report::p1 as render;
@@ -12,7 +12,17 @@ use crate::scan::corpus::{InvalidPolicy, parse_corpus};
 
 #[derive(Debug, Clone, Default)]
 pub struct P1Args {
+    /// The labeled corpus (JSONL); empty when the corpus is built from `reflections` and `repo`.
     pub corpus: PathBuf,
+    /// Build the corpus from this directory of sidecars and `repo` instead (`phase0 corpus`, in memory).
+    pub reflections: Option<PathBuf>,
+    pub repo: Option<PathBuf>,
+    /// For the join: the revision walked (default `HEAD`), a window replacing the pre-registered one, a
+    /// pre-registration replacing experiments/corpus.toml, and where to also write the joined corpus.
+    pub rev: Option<String>,
+    pub window_days: Option<u32>,
+    pub corpus_prereg: Option<PathBuf>,
+    pub corpus_out: Option<PathBuf>,
     pub prereg: Option<PathBuf>,
     pub out: PathBuf,
     pub skip_invalid: bool,
@@ -45,8 +55,8 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         .map_err(|e| input(&e))?;
     let template = super::template(args.templates.as_deref(), "p1.md.j2", render::P1_TEMPLATE)?;
 
-    let bytes = crate::scan::corpus::read_file(&args.corpus)
-        .map_err(|error| CommandError::Input(format!("{}: cannot read the corpus: {error}", args.corpus.display())))?;
+    let (bytes, name, join) = corpus_bytes(args)?;
+    let name_text = name.display().to_string();
     let policy = if args.skip_invalid {
         InvalidPolicy::Skip
     } else {
@@ -54,12 +64,36 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     };
     // Hashing the input for the report runs beside parsing it.
     let (corpus, sha256) = rayon::join(
-        || parse_corpus(&args.corpus.display().to_string(), &bytes, policy),
+        || parse_corpus(&name_text, &bytes, policy),
         || crate::prereg::sha256_hex(&bytes),
     );
     let corpus = corpus.map_err(|e| input(&e))?;
-    let (metrics, roc_points) = Metrics::compute_with_roc(&corpus.confidence, &corpus.correct, &prereg.spec)
-        .map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+    // Rows with a null confidence take no part in the confidence metrics (only in the risk floor's).
+    let kept: Option<Vec<usize>> = (corpus.stats.null_confidence > 0).then(|| {
+        (0..corpus.len())
+            .filter(|&row| !corpus.confidence[row].is_nan())
+            .collect()
+    });
+    let (confidence, correct): (std::borrow::Cow<'_, [f64]>, std::borrow::Cow<'_, [bool]>) = match &kept {
+        None => (corpus.confidence.as_slice().into(), corpus.correct.as_slice().into()),
+        Some(kept) => (
+            kept.iter()
+                .map(|&row| corpus.confidence[row])
+                .collect::<Vec<_>>()
+                .into(),
+            kept.iter().map(|&row| corpus.correct[row]).collect::<Vec<_>>().into(),
+        ),
+    };
+    let row_of = |i: usize| kept.as_ref().map_or(i, |kept| kept[i]);
+    let (metrics, roc_points) = Metrics::compute_with_roc(&confidence, &correct, &prereg.spec)
+        .map_err(|error| input(&format!("{}: {error}", name.display())))?;
+    let risk_floor = crate::experiments::p1::RiskFloor::compute(
+        &corpus.risk_score,
+        &corpus.needs_review,
+        &corpus.correct,
+        &prereg.spec,
+    )
+    .map_err(|error| input(&format!("{}: {error}", name.display())))?;
     let summary = CorpusSummary::from(&corpus.stats);
 
     let prereg_ref = PreregRef {
@@ -82,12 +116,12 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
             }
         };
         let groups = crate::experiments::p1::breakdown(
-            &corpus.confidence,
-            &corpus.correct,
-            |row| column.get(row).map(|value| capture::redact(value).into_owned()),
+            &confidence,
+            &correct,
+            |i| column.get(row_of(i)).map(|value| capture::redact(value).into_owned()),
             &prereg.spec,
         )
-        .map_err(|error| input(&format!("{}: {error}", args.corpus.display())))?;
+        .map_err(|error| input(&format!("{}: {error}", name.display())))?;
         breakdowns.insert(field.clone(), groups);
     }
     let mut report = Envelope::new(
@@ -98,6 +132,8 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
             corpus: summary,
             metrics,
             breakdowns,
+            risk_floor,
+            corpus_join: join,
         },
     );
     if skipped > 0 {
@@ -105,7 +141,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         report.error_code = Some("invalid-rows-skipped".to_string());
     }
     report.inputs.push(InputFile::hashed(
-        &args.corpus,
+        &name,
         sha256,
         bytes.len() as u64,
         Some(corpus.stats.rows),
@@ -137,6 +173,68 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         json,
         written,
     })
+}
+
+/// The corpus bytes, the name errors and the report use for them, and the join that built them (if it did).
+fn corpus_bytes(args: &P1Args) -> Result<(CorpusBytes, PathBuf, Option<CorpusJoin>), CommandError> {
+    let has_corpus = !args.corpus.as_os_str().is_empty();
+    match (&args.reflections, &args.repo) {
+        (None, None) if has_corpus => {
+            let bytes = crate::scan::corpus::read_file(&args.corpus).map_err(|error| {
+                CommandError::Input(format!("{}: cannot read the corpus: {error}", args.corpus.display()))
+            })?;
+            Ok((CorpusBytes::File(bytes), args.corpus.clone(), None))
+        }
+        (Some(reflections), Some(repo)) if !has_corpus => {
+            let join_args = super::corpus::CorpusArgs {
+                reflections: reflections.clone(),
+                repo: repo.clone(),
+                rev: args.rev.clone(),
+                window_days: args.window_days,
+                as_of: args.as_of.clone(),
+                source_date_epoch: args.source_date_epoch.clone(),
+                prereg: args.corpus_prereg.clone(),
+                out: args.corpus_out.clone().unwrap_or_default(),
+            };
+            let built = super::corpus::build(&join_args)?;
+            if let Some(out) = &args.corpus_out {
+                let (dir, file) = super::corpus::split_out(out)?;
+                write_all_atomically(&dir, &[(file, built.jsonl.clone())])?;
+            }
+            let join = CorpusJoin {
+                reflections: reflections.display().to_string(),
+                repo: repo.display().to_string(),
+                rev: args.rev.clone().unwrap_or_else(|| "HEAD".into()),
+                as_of: built.as_of.clone(),
+                window_days: built.spec.window_days,
+                prereg: PreregRef {
+                    path: built.prereg.0.clone(),
+                    sha256: built.prereg.1.clone(),
+                },
+                counts: built.counts,
+                invalid_sidecars: built.invalid.len() as u64,
+            };
+            Ok((CorpusBytes::Built(built.jsonl), reflections.clone(), Some(join)))
+        }
+        _ => Err(CommandError::Input(
+            "give either a CORPUS file or both --reflections DIR and --repo PATH".into(),
+        )),
+    }
+}
+
+enum CorpusBytes {
+    File(crate::scan::corpus::FileBytes),
+    Built(Vec<u8>),
+}
+
+impl std::ops::Deref for CorpusBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            CorpusBytes::File(bytes) => bytes,
+            CorpusBytes::Built(bytes) => bytes,
+        }
+    }
 }
 
 /// The default output directory of `phase0 p1`.

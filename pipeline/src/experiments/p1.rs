@@ -267,6 +267,130 @@ pub struct P1Report {
     pub metrics: Metrics,
     /// Per field given with `--by` (`agent`, `surface`, …), one entry per value, sorted by value.
     pub breakdowns: std::collections::BTreeMap<String, Vec<Group>>,
+    /// Does the mechanical risk floor predict failures? Only when some row has a `risk_score`; descriptive, it
+    /// does not change the verdict.
+    pub risk_floor: Option<RiskFloor>,
+    /// How the corpus was built, when `phase0 p1 --reflections DIR --repo PATH` joined it in memory.
+    pub corpus_join: Option<CorpusJoin>,
+}
+
+/// The in-memory join of `phase0 p1 --reflections --repo` (see [`crate::experiments::corpus`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CorpusJoin {
+    pub reflections: String,
+    pub repo: String,
+    pub rev: String,
+    pub as_of: String,
+    pub window_days: u32,
+    pub prereg: crate::report::envelope::PreregRef,
+    pub counts: crate::experiments::corpus::Counts,
+    pub invalid_sidecars: u64,
+}
+
+/// The risk floor as a predictor of failure, over every row with a `risk_score` (rows with a null confidence
+/// included): positive class = wrong.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RiskFloor {
+    pub n: u64,
+    pub n_wrong: u64,
+    /// AUC of `risk_score` for predicting a wrong row (Mann–Whitney, ties ½; DeLong interval).
+    pub auc: RiskAuc,
+    /// Failure rates of the rows the floor flagged (`needs_review`) and the others, over rows that have the flag.
+    pub needs_review: Option<ReviewSplit>,
+}
+
+/// An AUC with wrong rows as the positive class.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RiskAuc {
+    pub value: Option<f64>,
+    pub se: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+    /// Why the AUC is undefined, when it is.
+    pub undefined: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ReviewSplit {
+    pub n_flagged: u64,
+    pub wrong_flagged: u64,
+    /// Wrong / flagged, Wilson interval; `None` when no row is flagged.
+    pub failure_rate_flagged: Option<Interval>,
+    pub n_unflagged: u64,
+    pub wrong_unflagged: u64,
+    pub failure_rate_unflagged: Option<Interval>,
+    /// Flagged minus unflagged failure rate, in percentage points (Newcombe).
+    pub difference_pp: Option<Interval>,
+}
+
+impl RiskFloor {
+    /// `None` when no row has a risk score (`risk_score` all `NaN` or empty). `needs_review` may be empty.
+    pub fn compute(
+        risk_score: &[f64],
+        needs_review: &[Option<bool>],
+        correct: &[bool],
+        spec: &P1Spec,
+    ) -> Result<Option<Self>, StatsError> {
+        let z = stats::z_two_sided(spec.alpha)?;
+        let (mut scores, mut wrong) = (Vec::new(), Vec::new());
+        for (row, &score) in risk_score.iter().enumerate() {
+            if !score.is_nan() {
+                scores.push(score);
+                wrong.push(!correct[row]);
+            }
+        }
+        if scores.is_empty() {
+            return Ok(None);
+        }
+        let auc = match stats::auc(&scores, &wrong, z)? {
+            AucOutcome::Defined(auc) => RiskAuc {
+                value: Some(auc.value),
+                se: Some(auc.se),
+                ci: Some(auc.ci),
+                undefined: None,
+            },
+            AucOutcome::Undefined(stats::UndefinedAuc::TooFewInClass { n_pos, n_neg }) => RiskAuc {
+                value: None,
+                se: None,
+                ci: None,
+                undefined: Some(format!(
+                    "{n_pos} wrong and {n_neg} correct rows with a risk score; each class needs at least 2"
+                )),
+            },
+        };
+        let mut counts = [[0u64; 2]; 2]; // [flagged][wrong]
+        let mut any_flag = false;
+        for (row, flag) in needs_review.iter().enumerate() {
+            if let Some(flag) = flag {
+                any_flag = true;
+                counts[usize::from(*flag)][usize::from(!correct[row])] += 1;
+            }
+        }
+        let needs_review = if any_flag {
+            let (wf, nf) = (counts[1][1], counts[1][0] + counts[1][1]);
+            let (wu, nu) = (counts[0][1], counts[0][0] + counts[0][1]);
+            Some(ReviewSplit {
+                n_flagged: nf,
+                wrong_flagged: wf,
+                failure_rate_flagged: stats::wilson(wf, nf, z)?,
+                n_unflagged: nu,
+                wrong_unflagged: wu,
+                failure_rate_unflagged: stats::wilson(wu, nu, z)?,
+                difference_pp: stats::newcombe_difference(wf, nf, wu, nu, z)?.map(|i| Interval {
+                    estimate: i.estimate * 100.0,
+                    lo: i.lo * 100.0,
+                    hi: i.hi * 100.0,
+                }),
+            })
+        } else {
+            None
+        };
+        Ok(Some(Self {
+            n: scores.len() as u64,
+            n_wrong: wrong.iter().filter(|&&w| w).count() as u64,
+            auc,
+            needs_review,
+        }))
+    }
 }
 
 /// The headline numbers of one group of a breakdown (descriptive: the verdict is for the whole corpus).
@@ -324,6 +448,8 @@ pub struct CorpusSummary {
     pub blank_lines: u64,
     pub rows: u64,
     pub duplicate_lines: u64,
+    /// Rows with a null confidence: left out of every confidence metric, kept for the risk-floor evaluation.
+    pub null_confidence: u64,
     /// Invalid lines skipped with `--skip-invalid`, by reason id.
     pub skipped: std::collections::BTreeMap<String, u64>,
 }
@@ -335,6 +461,7 @@ impl From<&crate::scan::corpus::ReadStats> for CorpusSummary {
             blank_lines: stats.blank_lines,
             rows: stats.rows,
             duplicate_lines: stats.duplicate_lines,
+            null_confidence: stats.null_confidence,
             skipped: stats
                 .skipped
                 .iter()
@@ -484,6 +611,57 @@ mod tests {
     use super::*;
     use crate::prereg::Prereg;
     use crate::stats::UndefinedAuc;
+
+    // Reference values: scikit-learn roc_auc_score([1,1,1,0,0,0,0], risk) = 0.708333…, statsmodels
+    // proportion_confint(2, 3, method="wilson") = (0.2076596008020477, 0.9385080552796037) and
+    // (1, 4) = (0.0455872608097006, 0.6993581574175982).
+    #[test]
+    fn risk_floor_auc_and_needs_review_split() {
+        let spec = Prereg::p1(None).unwrap().spec;
+        let risk = [1.0, 0.9, 0.0, 0.1, 0.4, 0.85, 0.0, f64::NAN];
+        let flags = [
+            Some(true),
+            Some(true),
+            Some(false),
+            Some(false),
+            Some(false),
+            Some(true),
+            Some(false),
+            None,
+        ];
+        let correct = [false, false, false, true, true, true, true, false];
+        let floor = RiskFloor::compute(&risk, &flags, &correct, &spec).unwrap().unwrap();
+        assert_eq!((floor.n, floor.n_wrong), (7, 3));
+        assert!((floor.auc.value.unwrap() - 8.5 / 12.0).abs() < 1e-15);
+        let split = floor.needs_review.unwrap();
+        assert_eq!(
+            (
+                split.n_flagged,
+                split.wrong_flagged,
+                split.n_unflagged,
+                split.wrong_unflagged
+            ),
+            (3, 2, 4, 1)
+        );
+        let flagged = split.failure_rate_flagged.unwrap();
+        assert!((flagged.lo - 0.2076596008020477).abs() < 1e-12 && (flagged.hi - 0.9385080552796037).abs() < 1e-12);
+        let unflagged = split.failure_rate_unflagged.unwrap();
+        assert!((unflagged.lo - 0.0455872608097006).abs() < 1e-12);
+        assert!((split.difference_pp.unwrap().estimate - (200.0 / 3.0 - 25.0)).abs() < 1e-9);
+        // No risk score anywhere: no evaluation; one class only: the AUC is undefined, the split still shown.
+        assert_eq!(RiskFloor::compute(&[], &[], &[], &spec).unwrap(), None);
+        let one_class = RiskFloor::compute(&[0.5, 0.2], &[Some(true), Some(false)], &[true, true], &spec)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            one_class.auc.undefined.as_deref(),
+            Some("0 wrong and 2 correct rows with a risk score; each class needs at least 2")
+        );
+        assert_eq!(
+            one_class.needs_review.unwrap().failure_rate_flagged.unwrap().estimate,
+            0.0
+        );
+    }
 
     fn spec() -> P1Spec {
         Prereg::p1(None).unwrap().spec

@@ -5,7 +5,7 @@ use serde::Serialize;
 pub use super::TemplateError;
 use super::envelope::Envelope;
 use super::svg;
-use crate::experiments::p1::{AucSummary, Metrics, P1Report};
+use crate::experiments::p1::{AucSummary, Metrics, P1Report, RiskFloor};
 use crate::prereg::P1Spec;
 use crate::stats::Interval;
 
@@ -81,6 +81,36 @@ pub fn formatted(metrics: &Metrics) -> serde_json::Value {
     })
 }
 
+/// The risk-floor numbers as the report prints them.
+pub fn formatted_risk_floor(floor: &RiskFloor) -> serde_json::Value {
+    let rate = |i: &Option<Interval>| number(i.map(|i| i.estimate), 4);
+    let split = floor.needs_review.as_ref().map(|s| {
+        serde_json::json!({
+            "n_flagged": s.n_flagged,
+            "wrong_flagged": s.wrong_flagged,
+            "rate_flagged": rate(&s.failure_rate_flagged),
+            "rate_flagged_ci": interval(bounds(&s.failure_rate_flagged), 4),
+            "n_unflagged": s.n_unflagged,
+            "wrong_unflagged": s.wrong_unflagged,
+            "rate_unflagged": rate(&s.failure_rate_unflagged),
+            "rate_unflagged_ci": interval(bounds(&s.failure_rate_unflagged), 4),
+            "difference_pp": s.difference_pp.map_or_else(|| "undefined".to_string(), |i| format!("{:+.2}", i.estimate)),
+            "difference_pp_ci": interval(bounds(&s.difference_pp), 2),
+        })
+    });
+    serde_json::json!({
+        "n": floor.n,
+        "n_wrong": floor.n_wrong,
+        "auc": match (&floor.auc.value, &floor.auc.undefined) {
+            (Some(value), _) => format!("{value:.4}"),
+            (None, Some(why)) => format!("undefined ({why})"),
+            (None, None) => "undefined".to_string(),
+        },
+        "auc_ci": interval(floor.auc.ci, 4),
+        "needs_review": split,
+    })
+}
+
 /// Renders `template` (the source of `p1.md.j2`) for the report in `envelope`.
 pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) -> Result<String, TemplateError> {
     #[derive(Serialize)]
@@ -100,6 +130,8 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
         breakdowns: Vec<serde_json::Value>,
         roc_svg: &'static str,
         reliability_svg: &'static str,
+        risk_floor: Option<serde_json::Value>,
+        corpus_join: Option<&'a crate::experiments::p1::CorpusJoin>,
     }
     let metrics = &envelope.report.metrics;
     let view = View {
@@ -142,6 +174,8 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
             .collect(),
         roc_svg: ROC_SVG,
         reliability_svg: RELIABILITY_SVG,
+        risk_floor: envelope.report.risk_floor.as_ref().map(formatted_risk_floor),
+        corpus_join: envelope.report.corpus_join.as_ref(),
     };
     super::render_markdown("p1.md.j2", template, &view)
 }
@@ -184,6 +218,34 @@ pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
         text("lift_pp"),
         text("lift_pp_ci")
     ));
+    if envelope.report.corpus.null_confidence > 0 {
+        out.push_str(&format!(
+            "  null confidence {} rows left out of the confidence metrics (kept for the risk floor)\n",
+            envelope.report.corpus.null_confidence
+        ));
+    }
+    if let Some(floor) = &envelope.report.risk_floor {
+        let f = formatted_risk_floor(floor);
+        let t = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        out.push_str(&format!(
+            "  risk floor      AUC {} {} for predicting failure, {} rows ({} wrong); descriptive\n",
+            t(&f["auc"]),
+            t(&f["auc_ci"]),
+            floor.n,
+            floor.n_wrong
+        ));
+        if let Some(split) = f.get("needs_review").filter(|v| !v.is_null()) {
+            out.push_str(&format!(
+                "  needs_review    failure rate {} {} of {} flagged vs {} {} of {} not\n",
+                t(&split["rate_flagged"]),
+                t(&split["rate_flagged_ci"]),
+                split["n_flagged"],
+                t(&split["rate_unflagged"]),
+                t(&split["rate_unflagged_ci"]),
+                split["n_unflagged"]
+            ));
+        }
+    }
     let v = &metrics.verdict;
     let needed = (v.n_still_needed > 0).then(|| {
         format!(
@@ -227,6 +289,8 @@ mod tests {
                 },
                 metrics,
                 breakdowns: Default::default(),
+                risk_floor: None,
+                corpus_join: None,
             },
         );
         envelope

@@ -12,12 +12,21 @@
 //! {"confidence": 0.82, "correct": true, "task_ref": "T-17", "agent": "claude", "surface": "cli", "session_id": "s1"}
 //! ```
 //!
-//! * `confidence` (required) is a JSON number in `[0, 1]` (both ends included).
+//! * `confidence` (required) is a JSON number in `[0, 1]` (both ends included), or `null`: a row without a
+//!   stated confidence (a degraded sidecar in a corpus built by `phase0 corpus`). Such rows are kept with `NaN` in
+//!   [`Corpus::confidence`] and counted in [`ReadStats::null_confidence`]; P1 leaves them out of every confidence
+//!   metric and keeps them for the risk-floor evaluation.
 //! * `correct` (required) is `true` or `false`, or one of the numbers `0` and `1` (`0.0` and `1.0` count too).
 //! * `task_ref`, `agent`, `surface` and `session_id` (optional) are strings kept for breakdowns. A missing field is
 //!   *absent*; so is a field whose value is not a string (`null`, a number, an array, ...): such a value is
 //!   ignored, not an error. The strings are interned: each [`Column`] stores one `u32` per row, an index into a
 //!   small table of distinct values ordered by first appearance in the file.
+//! * `risk_score` (optional) is a number in `[0, 1]` and `needs_review` (optional) a boolean: the mechanical risk
+//!   floor of the row's change, for P1's risk-floor evaluation. `null` counts as absent. The columns
+//!   [`Corpus::risk_score`] and [`Corpus::needs_review`] are only built when some row has the field (they are
+//!   recorded sparsely while parsing, so a corpus without them pays nothing). They are parsed only from lines
+//!   that contain the key as written (`"risk_score"`, `"needs_review"`): a key spelled with `\u` escapes is not
+//!   recognised.
 //! * Any other top-level key is ignored, whatever its value.
 //!
 //! # Lines
@@ -45,10 +54,12 @@
 //! | `invalid-json` | the line is not one JSON value (serde_json's message is included) | `invalid JSON: expected value at column 1` |
 //! | `not-an-object` | valid JSON, but not an object | `expected a JSON object, got an array` |
 //! | `missing-confidence` | no `confidence` key | `missing field "confidence"` |
-//! | `confidence-not-a-number` | `confidence` is a string, `null`, a boolean, an array or an object | `confidence must be a number, got string "NaN"` |
+//! | `confidence-not-a-number` | `confidence` is a string, a boolean, an array or an object | `confidence must be a number, got string "NaN"` |
 //! | `confidence-out-of-range` | `confidence` is a number outside `[0, 1]` | `confidence 1.7 is outside [0, 1]` |
 //! | `missing-correct` | no `correct` key | `missing field "correct"` |
 //! | `correct-not-boolean` | `correct` is anything but `true`, `false`, `0`, `1` (e.g. `2`, `0.5`, `"yes"`, `null`) | `correct must be true, false, 0 or 1, got 2` |
+//! | `risk-score-invalid` | `risk_score` is present, not `null`, and not a number in `[0, 1]` | `risk_score must be a number in [0, 1], got 1.5` |
+//! | `needs-review-not-boolean` | `needs_review` is present, not `null`, and not a boolean | `needs_review must be true or false, got 1` |
 //!
 //! JSON has no NaN or infinities: a bare `NaN` or `Infinity` token is `invalid-json`, and the *string* `"NaN"`
 //! is `confidence-not-a-number`. Numbers too large for an `f64` (such as `1e400`) are `invalid-json`, as
@@ -85,6 +96,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -114,6 +126,10 @@ pub struct Corpus {
     pub task_ref: Column,
     /// The `session_id` of each row.
     pub session_id: Column,
+    /// The `risk_score` of each row (`NaN` where absent); empty when no row has one.
+    pub risk_score: Vec<f64>,
+    /// The `needs_review` of each row; empty when no row has one.
+    pub needs_review: Vec<Option<bool>>,
     /// How the lines of the input were accounted for.
     pub stats: ReadStats,
 }
@@ -182,6 +198,8 @@ pub struct ReadStats {
     pub rows: u64,
     /// Rows whose line is byte-identical to an earlier row's line (kept as rows, counted here).
     pub duplicate_lines: u64,
+    /// Rows with `"confidence": null` (kept as rows with `NaN` confidence, counted here).
+    pub null_confidence: u64,
     /// Invalid lines skipped under [`InvalidPolicy::Skip`], by reason (reasons that did not occur are absent).
     pub skipped: BTreeMap<InvalidReason, u64>,
 }
@@ -221,11 +239,15 @@ pub enum InvalidReason {
     MissingCorrect,
     /// `correct` is not `true`, `false`, `0` or `1`.
     CorrectNotBoolean,
+    /// `risk_score` is not a number in `[0, 1]` (nor `null`).
+    RiskScoreInvalid,
+    /// `needs_review` is not a boolean (nor `null`).
+    NeedsReviewNotBoolean,
 }
 
 impl InvalidReason {
     /// Every reason, in the order they are checked.
-    pub const ALL: [InvalidReason; 8] = [
+    pub const ALL: [InvalidReason; 10] = [
         Self::InvalidUtf8,
         Self::InvalidJson,
         Self::NotAnObject,
@@ -234,6 +256,8 @@ impl InvalidReason {
         Self::ConfidenceOutOfRange,
         Self::MissingCorrect,
         Self::CorrectNotBoolean,
+        Self::RiskScoreInvalid,
+        Self::NeedsReviewNotBoolean,
     ];
 
     /// The stable kebab-case identifier, e.g. `confidence-out-of-range`.
@@ -247,6 +271,8 @@ impl InvalidReason {
             Self::ConfidenceOutOfRange => "confidence-out-of-range",
             Self::MissingCorrect => "missing-correct",
             Self::CorrectNotBoolean => "correct-not-boolean",
+            Self::RiskScoreInvalid => "risk-score-invalid",
+            Self::NeedsReviewNotBoolean => "needs-review-not-boolean",
         }
     }
 
@@ -261,6 +287,8 @@ impl InvalidReason {
             Self::ConfidenceOutOfRange => "confidence is outside [0, 1]",
             Self::MissingCorrect => "no correct",
             Self::CorrectNotBoolean => "correct is not true, false, 0 or 1",
+            Self::RiskScoreInvalid => "risk_score is not a number in [0, 1]",
+            Self::NeedsReviewNotBoolean => "needs_review is not a boolean",
         }
     }
 
@@ -381,6 +409,19 @@ struct ChunkMeta {
     hashes: Vec<Vec<u64>>,
     /// The first invalid line (1-based, global) under [`InvalidPolicy::Fail`].
     error: Option<(u64, InvalidReason, String)>,
+    /// Rows (index within the chunk's rows) with a risk field, recorded sparsely.
+    extras: Vec<(usize, Extra)>,
+    null_confidence: u64,
+}
+
+/// [`ParsedRow::needs_review`] when the field is absent.
+const NO_FLAG: u8 = 2;
+
+/// The optional risk-floor fields of a row.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Extra {
+    risk_score: Option<f64>,
+    needs_review: Option<bool>,
 }
 
 /// The slots of one chunk in the output columns.
@@ -489,6 +530,7 @@ fn parse(path: &Path, bytes: &[u8], policy: InvalidPolicy, chunk_size: usize) ->
     for meta in &metas {
         stats.rows += meta.rows as u64;
         stats.blank_lines += meta.blank_lines;
+        stats.null_confidence += meta.null_confidence;
         for (sum, n) in skipped.iter_mut().zip(meta.skipped) {
             *sum += n;
         }
@@ -552,6 +594,26 @@ fn parse(path: &Path, bytes: &[u8], policy: InvalidPolicy, chunk_size: usize) ->
     }
     debug_assert_eq!(confidence.len(), rows);
 
+    let (mut risk_score, mut needs_review) = (Vec::new(), Vec::new());
+    if metas.iter().any(|m| !m.extras.is_empty()) {
+        risk_score = vec![f64::NAN; rows];
+        needs_review = vec![None; rows];
+        let mut offset = 0;
+        for meta in &metas {
+            for &(row, extra) in &meta.extras {
+                risk_score[offset + row] = extra.risk_score.unwrap_or(f64::NAN);
+                needs_review[offset + row] = extra.needs_review;
+            }
+            offset += meta.rows;
+        }
+        if !needs_review.iter().any(Option::is_some) {
+            needs_review = Vec::new();
+        }
+        if risk_score.iter().all(|v| v.is_nan()) {
+            risk_score = Vec::new();
+        }
+    }
+
     let [agent, surface, task_ref, session_id] = columns;
     let [agent_dict, surface_dict, task_ref_dict, session_id_dict] = dicts;
     Ok(Corpus {
@@ -574,6 +636,8 @@ fn parse(path: &Path, bytes: &[u8], policy: InvalidPolicy, chunk_size: usize) ->
             values: session_id,
             dict: session_id_dict,
         },
+        risk_score,
+        needs_review,
         stats,
     })
 }
@@ -630,6 +694,16 @@ fn parse_chunk(
         match parse_line(line) {
             Ok(parsed) => {
                 confidence[row] = parsed.confidence;
+                if parsed.confidence.is_nan() {
+                    meta.null_confidence += 1;
+                }
+                if !parsed.risk_score.is_nan() || parsed.needs_review != NO_FLAG {
+                    let extra = Extra {
+                        risk_score: (!parsed.risk_score.is_nan()).then_some(parsed.risk_score),
+                        needs_review: (parsed.needs_review != NO_FLAG).then_some(parsed.needs_review == 1),
+                    };
+                    meta.extras.push((row, extra));
+                }
                 correct[row] = parsed.correct;
                 line_numbers[row] = line_number;
                 for ((column, interner), text) in columns.iter_mut().zip(&mut interners).zip(parsed.breakdown) {
@@ -715,8 +789,15 @@ fn distinct_hashes(metas: &[ChunkMeta]) -> u64 {
 // One line
 
 /// A valid row, borrowing from the line where it can.
+///
+/// The optional risk fields are plain values with sentinels rather than `Option`s, so the row stays small.
 struct ParsedRow<'a> {
+    /// `NaN` for `"confidence": null`.
     confidence: f64,
+    /// `NaN` when absent.
+    risk_score: f64,
+    /// [`NO_FLAG`] when absent.
+    needs_review: u8,
     correct: bool,
     /// In the order of [`Chunk::columns`]: agent, surface, task_ref, session_id.
     breakdown: [Option<Cow<'a, str>>; 4],
@@ -737,6 +818,90 @@ struct RawRow<'a> {
     task_ref: Field<'a>,
     #[serde(default, borrow)]
     session_id: Field<'a>,
+}
+
+/// The risk-floor fields, parsed in a second pass only from lines that contain their keys: adding them to
+/// [`RawRow`] made every row of a plain corpus 6% slower (`memmove` doubled in `perf`: a larger struct moved per
+/// row).
+#[derive(Deserialize)]
+struct RiskRow {
+    #[serde(default)]
+    risk_score: Scalar,
+    #[serde(default)]
+    needs_review: Scalar,
+}
+
+static RISK_SCORE_KEY: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"\"risk_score\""));
+static NEEDS_REVIEW_KEY: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"\"needs_review\""));
+
+/// A JSON value as the optional risk fields need it: a number, a boolean, null, or something else (skipped).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Scalar {
+    #[default]
+    Missing,
+    Null,
+    Bool(bool),
+    Number(f64),
+    Other(&'static str),
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_none<E>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Scalar, E> {
+        Ok(Scalar::Other("a string"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other("an array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other("an object"))
+    }
+}
+
+impl Scalar {
+    fn describe(self) -> String {
+        match self {
+            Scalar::Missing => "nothing".to_owned(),
+            Scalar::Null => "null".to_owned(),
+            Scalar::Bool(v) => format!("boolean {v}"),
+            Scalar::Number(v) => format_number(v),
+            Scalar::Other(kind) => kind.to_owned(),
+        }
+    }
 }
 
 /// A JSON value as far as the rules need it: containers are skipped, strings borrowed when unescaped.
@@ -886,6 +1051,7 @@ fn parse_line(line: &[u8]) -> Result<ParsedRow<'_>, (InvalidReason, String)> {
                 "missing field \"confidence\"".to_owned(),
             ));
         }
+        Field::Null => f64::NAN,
         field => match field.as_f64() {
             None => {
                 let message = format!("confidence must be a number, got {}", field.describe());
@@ -910,8 +1076,34 @@ fn parse_line(line: &[u8]) -> Result<ParsedRow<'_>, (InvalidReason, String)> {
             return Err((InvalidReason::CorrectNotBoolean, message));
         }
     };
+    let risk = if RISK_SCORE_KEY.find(line).is_some() || NEEDS_REVIEW_KEY.find(line).is_some() {
+        serde_json::from_str::<RiskRow>(text).map_err(|e| invalid_json(&e))?
+    } else {
+        RiskRow {
+            risk_score: Scalar::Missing,
+            needs_review: Scalar::Missing,
+        }
+    };
+    let risk_score = match risk.risk_score {
+        Scalar::Missing | Scalar::Null => None,
+        Scalar::Number(v) if (0.0..=1.0).contains(&v) => Some(v),
+        field => {
+            let message = format!("risk_score must be a number in [0, 1], got {}", field.describe());
+            return Err((InvalidReason::RiskScoreInvalid, message));
+        }
+    };
+    let needs_review = match risk.needs_review {
+        Scalar::Missing | Scalar::Null => None,
+        Scalar::Bool(v) => Some(v),
+        field => {
+            let message = format!("needs_review must be true or false, got {}", field.describe());
+            return Err((InvalidReason::NeedsReviewNotBoolean, message));
+        }
+    };
     Ok(ParsedRow {
         confidence,
+        risk_score: risk_score.unwrap_or(f64::NAN),
+        needs_review: needs_review.map_or(NO_FLAG, u8::from),
         correct,
         breakdown: [
             raw.agent.into_text(),

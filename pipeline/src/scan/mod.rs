@@ -4,4 +4,5 @@ pub mod board;
 pub mod commits;
 pub mod corpus;
 pub mod git;
+pub mod reflections;
 pub mod task_history;
