@@ -133,7 +133,14 @@ fn first_missing<'a>(what: &str, paths: impl IntoIterator<Item = &'a PathBuf>) -
 /// result (or the reason it did not run) is returned.
 pub fn run(plan: &Plan, out: &Path) -> Vec<ExperimentRun> {
     let p1 = step(Experiment::P1, &plan.p1, out, |args, dir| {
-        if let Some(reason) = first_missing("file", [&args.corpus]) {
+        // A labeled corpus, or the sidecar directory and the repository it is built from.
+        let missing = match (&args.reflections, &args.repo) {
+            (Some(reflections), Some(repo)) => {
+                first_missing("directory", [reflections]).or_else(|| first_missing("repository", [repo]))
+            }
+            _ => first_missing("file", [&args.corpus]),
+        };
+        if let Some(reason) = missing {
             return Err((RunStatus::Missing, reason));
         }
         let args = P1Args {

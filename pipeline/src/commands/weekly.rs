@@ -37,8 +37,9 @@ pub struct WeeklyConfig {
 pub struct P1Config {
     /// A labeled corpus (JSONL).
     pub corpus: Option<PathBuf>,
-    /// A directory of `reflection.v1` sidecars, labeled from `repo`'s history (not supported yet).
+    /// A directory of `reflection.v1` sidecars, labeled from `repo`'s history (`phase0 corpus`'s join).
     pub reflections: Option<PathBuf>,
+    /// The repository whose history labels the sidecars.
     pub repo: Option<PathBuf>,
     #[serde(default)]
     pub skip_invalid: bool,
@@ -100,6 +101,12 @@ pub fn load_config(path: Option<&Path>) -> Result<LoadedConfig, CommandError> {
             (Some(_), Some(_)) => return Err(invalid("p1", "has both `corpus` and `reflections`; give one")),
             (Some(_), None) if p1.repo.is_some() => {
                 return Err(invalid("p1", "`repo` goes with `reflections`, not with `corpus`"));
+            }
+            (None, Some(_)) if p1.repo.is_none() => {
+                return Err(invalid(
+                    "p1",
+                    "`reflections` needs `repo` (the repository that labels them)",
+                ));
             }
             _ => {}
         }
@@ -243,10 +250,21 @@ fn plan(config: &LoadedConfig, args: &WeeklyArgs) -> Plan {
             templates: templates("p1.md.j2"),
             ..Default::default()
         }),
-        Some(P1Config { reflections, .. }) => Planned::failed(format!(
-            "sidecar directories are not supported yet (reflections = {:?}); give a labeled corpus with `corpus`",
-            reflections.as_deref().unwrap_or(Path::new("")).display().to_string()
-        )),
+        Some(P1Config {
+            reflections,
+            repo,
+            skip_invalid,
+            ..
+        }) => Planned::Run(P1Args {
+            reflections: reflections.clone(),
+            repo: repo.clone(),
+            out: PathBuf::new(),
+            as_of: args.as_of.clone(),
+            source_date_epoch: args.source_date_epoch.clone(),
+            skip_invalid: *skip_invalid,
+            templates: templates("p1.md.j2"),
+            ..Default::default()
+        }),
     };
     let p2 = match &config.config.p2 {
         None => not_configured(config, "p2"),
@@ -602,19 +620,16 @@ mod tests {
     }
 
     #[test]
-    fn sidecar_directories_are_accepted_but_not_run_yet() {
+    fn sidecar_directories_run_p1_through_the_join() {
         let loaded = config("[p1]\nreflections = \".mosaic/reflections\"\nrepo = \".\"\n").unwrap();
         let plan = plan(&loaded, &WeeklyArgs::default());
         match plan.p1 {
-            Planned::Skip { status, reason } => {
-                assert_eq!(status, RunStatus::Failed);
-                assert_eq!(
-                    reason,
-                    "sidecar directories are not supported yet (reflections = \".mosaic/reflections\"); give a \
-                     labeled corpus with `corpus`"
-                );
+            Planned::Run(args) => {
+                assert_eq!(args.reflections.as_deref(), Some(Path::new(".mosaic/reflections")));
+                assert_eq!(args.repo.as_deref(), Some(Path::new(".")));
+                assert_eq!(args.corpus, PathBuf::new());
             }
-            Planned::Run(_) => panic!("p1 must not run on sidecars yet"),
+            Planned::Skip { reason, .. } => panic!("p1 must run on the sidecars: {reason}"),
         }
         match plan.p2 {
             Planned::Skip { status, reason } => {
@@ -623,6 +638,10 @@ mod tests {
             }
             Planned::Run(_) => panic!("p2 is not configured"),
         }
+        assert_eq!(
+            config("[p1]\nreflections = \"r\"\n").unwrap_err(),
+            "weekly.toml: [p1] `reflections` needs `repo` (the repository that labels them)"
+        );
     }
 
     #[test]
