@@ -525,3 +525,55 @@ fn p1_reads_the_corpus_and_joins_the_sidecars_itself_with_the_same_numbers() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("Usage:"), "{args:?}");
     }
 }
+
+#[test]
+fn weekly_runs_p1_on_the_sidecars_through_the_join() {
+    let f = fixture();
+    let config = f.sandbox.path().join("weekly.toml");
+    // Paths relative to the directory weekly runs in; no [p3], so the week is partial (exit 3).
+    std::fs::write(
+        &config,
+        "[p1]\nreflections = \"capture/reflections\"\nrepo = \"app\"\n\n[p2]\nrepo = \"app\"\n",
+    )
+    .unwrap();
+    let output = Command::new(binary("phase0"))
+        .current_dir(f.sandbox.path())
+        .args([
+            "weekly",
+            "--config",
+            "weekly.toml",
+            "--week",
+            "2026-W11",
+            "--as-of",
+            "2026-03-15",
+        ])
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("phase0 runs");
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "stderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let week: Value =
+        serde_json::from_slice(&std::fs::read(f.sandbox.path().join("reports/2026-W11/week.json")).unwrap()).unwrap();
+    let p1: Value =
+        serde_json::from_slice(&std::fs::read(f.sandbox.path().join("reports/2026-W11/p1/p1.json")).unwrap()).unwrap();
+    // The same join as `phase0 p1 --reflections` above: 7 rows, 6 with a confidence, the risk floor over all 7.
+    assert_eq!(p1["report"]["corpus"]["rows"], 7);
+    assert_eq!(p1["report"]["metrics"]["n"], 6);
+    assert_eq!(p1["report"]["risk_floor"]["n"], 7);
+    assert_eq!(
+        p1["report"]["corpus_join"]["counts"]["rows"], 7,
+        "{}",
+        p1["report"]["corpus_join"]
+    );
+    let statuses: Vec<&Value> = week["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["status"])
+        .collect();
+    assert_eq!(statuses, ["ok", "ok", "missing"], "{week}");
+}
