@@ -786,10 +786,14 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         .collect();
     got.retain(|pos, _| keep.contains(pos));
 
-    // Batch 2 (lines): the other remedies and their failing changes.
+    // Batch 2 (lines): the other remedies and their failing changes, unless their paths already decide.
     let lines_wanted: BTreeSet<usize> = pending
         .iter()
         .filter(|p| p.kind != FailureKind::Revert && !(p.kind == FailureKind::FixAfterChange && p.failing.is_none()))
+        .filter(|p| {
+            let failing = p.failing.and_then(|pos| got.get(&pos));
+            classify::needs_line_hashes(p, &history, got.get(&p.remedy), failing, spec)
+        })
         .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
         .collect();
     fetch(

@@ -886,6 +886,75 @@ fn mixed() -> Fixture {
     ])
 }
 
+/// Line hashes are fetched only for the pairs whose paths do not decide the rule: a remedy that changes another
+/// file is "other files", one that only touches CI paths or says so is CI, whatever the lines. The rules come out
+/// the same as with every line known.
+#[test]
+fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
+    let fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(2, 0.1, "add c", vec![file("src/c.rs", &["c"], &[])]),
+        c(3, 0.2, "add d", vec![file("src/d.rs", &["d"], &[])]),
+        c(4, 0.3, "test e", vec![file("tests/e_test.rs", &["e"], &[])]),
+        // Other files: src/b.rs was not in the failing change.
+        c(
+            5,
+            1.0,
+            "fix: a and b",
+            vec![
+                file("src/a.rs", &["    let x = 2;"], &["    let x = 1;"]),
+                file("src/b.rs", &["b"], &[]),
+            ],
+        ),
+        // CI message.
+        c(6, 1.1, "fix: the build of c", vec![file("src/c.rs", &["c2"], &["c"])]),
+        // Inside the failing change's files: the lines decide (here: it rewrites a line that change added).
+        c(7, 1.2, "fix: d", vec![file("src/d.rs", &["d2"], &["d"])]),
+        // Only test paths: CI, whatever the lines.
+        c(8, 1.3, "fix: e", vec![file("tests/e_test.rs", &["e2"], &["e"])]),
+    ]);
+    let (analysis, calls) = fixture.run_with(&fixture.sorted(), &spec());
+    let lines: Vec<&Vec<ObjectId>> = calls
+        .iter()
+        .filter(|(_, detail)| *detail == DiffDetail::Lines)
+        .map(|(ids, _)| ids)
+        .collect();
+    assert_eq!(lines, [&vec![oid(7), oid(3)]]);
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                8,
+                Some(4),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::CiPaths
+            ),
+            row(
+                7,
+                Some(3),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::ReviewLines
+            ),
+            row(
+                6,
+                Some(2),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::CiMessage
+            ),
+            row(
+                5,
+                Some(1),
+                FailureKind::FixAfterChange,
+                "fix-after-change.shared-path",
+                ClassRule::SelfOtherFiles
+            ),
+        ]
+    );
+}
+
 #[test]
 fn diffs_are_requested_in_two_batches_paths_then_lines() {
     let fixture = mixed();
