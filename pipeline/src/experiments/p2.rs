@@ -3,8 +3,9 @@
 //! [`analyze`] is a pure function of the walked commits, the pre-registration (`experiments/p2.toml`, see
 //! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most two batches
 //! ([`MAX_DIFF_BATCHES`]): one with [`DiffDetail::Paths`] (the candidates of fix-after-change linking, reverts and
-//! their reverted changes), then one with [`DiffDetail::Lines`] (the other remedies and their failing changes),
-//! so the caller can compute each batch in parallel.
+//! their reverted changes), then one with [`DiffDetail::Lines`] (the other remedies and their failing changes,
+//! except the pairs whose paths already decide the rule: a CI rule, or a remedy outside the failing change's
+//! files), so the caller can compute each batch in parallel.
 //!
 //! # Failures (detection, first match wins)
 //!
