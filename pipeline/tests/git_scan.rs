@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pipeline::scan::commits::{CommitDiff, CommitRow, DiffDetail, FileChange, FileDiff, ObjectId, Trailer, line_hash};
+use pipeline::scan::commits::{
+    CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
+};
 use pipeline::scan::git::{self, GitScanError, HeadState, History, WalkOptions};
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -849,6 +851,30 @@ fn diffs_match_git_commit_by_commit() {
     let picked = [ids[3], ids[0], ids[3]];
     let again = git::diffs(&repo, &picked, DiffDetail::Lines).unwrap();
     assert_eq!(again, [lines[3].clone(), lines[0].clone(), lines[3].clone()]);
+
+    // Line detail limited to some paths: those files as with every line, the others as with paths only.
+    let wide = lines
+        .iter()
+        .position(|diff| diff.files.iter().filter(|f| !f.added_line_hashes.is_empty()).count() >= 2)
+        .expect("a commit adding lines to several files");
+    let kept = lines[wide]
+        .files
+        .iter()
+        .find(|f| !f.added_line_hashes.is_empty())
+        .unwrap();
+    let request = DiffRequest {
+        id: ids[wide],
+        line_paths: Some([kept.path.clone()].into()),
+    };
+    let scoped = git::diffs_for(&repo, &[request], DiffDetail::Lines).unwrap();
+    assert_eq!(files(&scoped[0]), files(&lines[wide]));
+    for (s, (l, p)) in scoped[0]
+        .files
+        .iter()
+        .zip(lines[wide].files.iter().zip(&paths[wide].files))
+    {
+        assert_eq!(s, if s.path == kept.path { l } else { p }, "{}", s.path);
+    }
 }
 
 #[test]

@@ -134,15 +134,22 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
     let mut cache: HashMap<ObjectId, CommitDiff> = path_diffs.into_iter().map(|d| (d.id, d)).collect();
 
     // P2 asks for paths of some of the same commits: served from the cache.
-    let analysis = p2::analyze(&history.commits, &p2_prereg.spec, &mut |ids, detail| {
+    let analysis = p2::analyze(&history.commits, &p2_prereg.spec, &mut |requests, detail| {
         if detail == DiffDetail::Lines {
-            return git::diffs(&repo, ids, detail);
+            return git::diffs_for(&repo, requests, detail);
         }
-        let missing: Vec<ObjectId> = ids.iter().filter(|&id| !cache.contains_key(id)).copied().collect();
+        let missing: Vec<ObjectId> = requests
+            .iter()
+            .map(|request| request.id)
+            .filter(|id| !cache.contains_key(id))
+            .collect();
         for diff in git::diffs(&repo, &missing, detail)? {
             cache.insert(diff.id, diff);
         }
-        Ok(ids.iter().filter_map(|id| cache.get(id).cloned()).collect())
+        Ok(requests
+            .iter()
+            .filter_map(|request| cache.get(&request.id).cloned())
+            .collect())
     })
     .map_err(|e| input(&e))?;
 

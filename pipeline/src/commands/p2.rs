@@ -111,9 +111,9 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     };
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
-    let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |ids, detail| {
-        spinner.say(format!("diffing {} commits", ids.len()));
-        git::diffs(&repo, ids, detail)
+    let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
+        spinner.say(format!("diffing {} commits", requests.len()));
+        git::diffs_for(&repo, requests, detail)
     })
     .map_err(|e| input(&e))?;
     drop(spinner);

@@ -94,12 +94,13 @@ use capture::risk::evaluate_risk_floor;
 use serde::{Serialize, Serializer};
 
 pub use super::p1::VerdictKind;
-use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, ObjectId};
+use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, ObjectId};
 use crate::stats::{self, Interval};
 pub use spec::{P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec};
 
-/// The diff callback of [`analyze`]: the diffs of the given commits, at the given detail, in any order.
-pub type DiffSource<'a, E> = dyn FnMut(&[ObjectId], DiffDetail) -> Result<Vec<CommitDiff>, E> + 'a;
+/// The diff callback of [`analyze`]: the diffs of the requested commits, at the given detail, in any order. With
+/// [`DiffDetail::Lines`] a request may limit the line detail to some of its paths.
+pub type DiffSource<'a, E> = dyn FnMut(&[DiffRequest], DiffDetail) -> Result<Vec<CommitDiff>, E> + 'a;
 
 /// [`analyze`] calls the diff callback at most this many times.
 pub const MAX_DIFF_BATCHES: u64 = 2;
@@ -703,10 +704,6 @@ impl<'a> History<'a> {
         let positions = self.by_subject.get(subject.trim())?;
         positions.get(positions.partition_point(|&p| p <= pos)).copied()
     }
-
-    fn ids(&self, positions: &BTreeSet<usize>) -> Vec<ObjectId> {
-        positions.iter().map(|&pos| self.rows[pos].id).collect()
-    }
 }
 
 /// Detects, links and classifies every failure in `commits` (the walked history, any order; the scanner gives
@@ -740,6 +737,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         paths_wanted.extend(failure.failing);
     }
     let mut got: BTreeMap<usize, CommitDiff> = BTreeMap::new();
+    let paths_wanted: BTreeMap<usize, LineScope> = paths_wanted.into_iter().map(|pos| (pos, None)).collect();
     fetch(
         &history,
         &paths_wanted,
@@ -787,16 +785,34 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         .collect();
     got.retain(|pos, _| keep.contains(pos));
 
-    // Batch 2 (lines): the other remedies and their failing changes, unless their paths already decide.
-    let lines_wanted: BTreeSet<usize> = pending
+    // Batch 2 (lines): the other remedies and their failing changes, unless their paths already decide. A
+    // remedy needs the lines of all its files; a failing change only those of its remedies' files (when their
+    // paths are known), since the comparison looks up each remedy file in the failing change.
+    let mut lines_wanted: BTreeMap<usize, LineScope> = BTreeMap::new();
+    for p in pending
         .iter()
         .filter(|p| p.kind != FailureKind::Revert && !(p.kind == FailureKind::FixAfterChange && p.failing.is_none()))
-        .filter(|p| {
-            let failing = p.failing.and_then(|pos| got.get(&pos));
-            classify::needs_line_hashes(p, &history, got.get(&p.remedy), failing, spec)
-        })
-        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
-        .collect();
+    {
+        let remedy = got.get(&p.remedy);
+        if !classify::needs_line_hashes(p, &history, remedy, p.failing.and_then(|pos| got.get(&pos)), spec) {
+            continue;
+        }
+        lines_wanted.insert(p.remedy, None);
+        if let Some(failing) = p.failing {
+            let remedy_paths = remedy.map(|diff| diff.files.iter().map(|file| file.path.clone()));
+            match (lines_wanted.entry(failing), remedy_paths) {
+                (std::collections::btree_map::Entry::Occupied(mut entry), Some(paths)) => {
+                    if let Some(scope) = entry.get_mut() {
+                        scope.extend(paths);
+                    }
+                }
+                (std::collections::btree_map::Entry::Occupied(mut entry), None) => *entry.get_mut() = None,
+                (std::collections::btree_map::Entry::Vacant(entry), paths) => {
+                    entry.insert(paths.map(|paths| paths.collect()));
+                }
+            }
+        }
+    }
     fetch(
         &history,
         &lines_wanted,
@@ -814,10 +830,13 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     Ok(aggregate(failures, summary, spec))
 }
 
+/// The files of a commit whose line detail is wanted: `None` for all.
+type LineScope = Option<BTreeSet<String>>;
+
 /// Asks for the diffs of `wanted` (one call, none when empty) and files them by position.
 fn fetch<E>(
     history: &History<'_>,
-    wanted: &BTreeSet<usize>,
+    wanted: &BTreeMap<usize, LineScope>,
     detail: DiffDetail,
     diffs: &mut DiffSource<'_, E>,
     got: &mut BTreeMap<usize, CommitDiff>,
@@ -828,10 +847,17 @@ fn fetch<E>(
     }
     summary.diff_batches += 1;
     summary.diffs_requested += wanted.len() as u64;
+    let requests: Vec<DiffRequest> = wanted
+        .iter()
+        .map(|(&pos, scope)| DiffRequest {
+            id: history.rows[pos].id,
+            line_paths: scope.clone(),
+        })
+        .collect();
     let mut returned = BTreeSet::new();
-    for diff in diffs(&history.ids(wanted), detail)? {
+    for diff in diffs(&requests, detail)? {
         if let Some(&pos) = history.position.get(&diff.id)
-            && wanted.contains(&pos)
+            && wanted.contains_key(&pos)
         {
             returned.insert(pos);
             got.insert(pos, diff);

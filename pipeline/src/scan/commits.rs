@@ -62,6 +62,22 @@ pub enum FileChange {
     TypeChanged,
 }
 
+/// One commit whose diff is wanted and, with [`DiffDetail::Lines`], which of its files need line detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffRequest {
+    pub id: ObjectId,
+    /// `None`: every changed file; otherwise only these paths get line counts and hashes (the others are listed
+    /// with their paths and change kinds only, as with [`DiffDetail::Paths`]).
+    pub line_paths: Option<std::collections::BTreeSet<String>>,
+}
+
+impl DiffRequest {
+    /// Every file of `id`.
+    pub fn whole(id: ObjectId) -> Self {
+        DiffRequest { id, line_paths: None }
+    }
+}
+
 /// How much of each requested commit's diff to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiffDetail {

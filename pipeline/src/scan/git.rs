@@ -57,7 +57,9 @@ use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 use gix::objs::tree::{EntryKind, EntryMode};
 use rayon::prelude::*;
 
-use super::commits::{CommitDiff, CommitRow, DiffDetail, FileChange, FileDiff, ObjectId, Trailer, line_hash};
+use super::commits::{
+    CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
+};
 
 /// Object cache per worker thread: trees shared by neighbouring commits are decoded once.
 const OBJECT_CACHE_BYTES: usize = 8 * 1024 * 1024;
@@ -195,6 +197,18 @@ pub fn diffs(
     ids: &[ObjectId],
     detail: DiffDetail,
 ) -> Result<Vec<CommitDiff>, GitScanError> {
+    let requests: Vec<DiffRequest> = ids.iter().copied().map(DiffRequest::whole).collect();
+    diffs_for(repo, &requests, detail)
+}
+
+/// [`diffs`] with, per commit, the files that need line detail (with [`DiffDetail::Lines`]): the blob diffs of
+/// the other files are skipped, which is most of the cost of a line diff.
+pub fn diffs_for(
+    repo: &gix::ThreadSafeRepository,
+    requests: &[DiffRequest],
+    detail: DiffDetail,
+) -> Result<Vec<CommitDiff>, GitScanError> {
+    let ids: Vec<ObjectId> = requests.iter().map(|request| request.id).collect();
     let shallow_commits = shallow_commits(&repo.to_thread_local())?;
     let differs = PerThread::new(|| TreeDiffer::new(thread_handle(repo)));
     let changes = ids
@@ -230,7 +244,12 @@ pub fn diffs(
     let work: Vec<(usize, usize)> = changes
         .iter()
         .enumerate()
-        .flat_map(|(commit, files)| (0..files.len()).map(move |file| (commit, file)))
+        .flat_map(|(commit, files)| {
+            let scope = requests[commit].line_paths.as_ref();
+            (0..files.len())
+                .filter(move |&file| scope.is_none_or(|paths| paths.contains(&files[file].path)))
+                .map(move |file| (commit, file))
+        })
         .collect();
     let differs = PerThread::new(|| BlobDiffer::new(thread_handle(repo)));
     let details = work

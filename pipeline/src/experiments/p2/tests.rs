@@ -6,7 +6,7 @@ use std::convert::Infallible;
 
 use super::*;
 use crate::prereg::{Prereg, sha256_hex};
-use crate::scan::commits::{FileChange, FileDiff, Trailer, line_hash};
+use crate::scan::commits::{DiffRequest, FileChange, FileDiff, Trailer, line_hash};
 
 const DAY: i64 = 86_400;
 const T0: i64 = 1_700_000_000;
@@ -106,16 +106,31 @@ impl Fixture {
     }
 
     fn run_with(&self, commits: &[CommitRow], spec: &P2Spec) -> (P2Analysis, Vec<(Vec<ObjectId>, DiffDetail)>) {
+        let (analysis, calls) = self.run_scoped(commits, spec);
+        let calls = calls
+            .into_iter()
+            .map(|(requests, detail)| (requests.into_iter().map(|request| request.id).collect(), detail))
+            .collect();
+        (analysis, calls)
+    }
+
+    /// As the scanner does: line hashes only with [`DiffDetail::Lines`], and only for a request's `line_paths`.
+    fn run_scoped(&self, commits: &[CommitRow], spec: &P2Spec) -> (P2Analysis, Vec<(Vec<DiffRequest>, DiffDetail)>) {
         let mut calls = Vec::new();
-        let mut callback = |ids: &[ObjectId], detail: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> {
-            calls.push((ids.to_vec(), detail));
-            Ok(ids
+        let mut callback = |requests: &[DiffRequest], detail: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> {
+            calls.push((requests.to_vec(), detail));
+            Ok(requests
                 .iter()
-                .filter_map(|id| self.diffs.get(id))
-                .map(|diff| {
+                .filter_map(|request| Some((request, self.diffs.get(&request.id)?)))
+                .map(|(request, diff)| {
                     let mut diff = diff.clone();
-                    if detail == DiffDetail::Paths {
-                        for file in &mut diff.files {
+                    for file in &mut diff.files {
+                        let in_scope = detail == DiffDetail::Lines
+                            && request
+                                .line_paths
+                                .as_ref()
+                                .is_none_or(|paths| paths.contains(&file.path));
+                        if !in_scope {
                             file.added_line_hashes.clear();
                             file.removed_line_hashes.clear();
                         }
@@ -894,7 +909,12 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
     let fixture = Fixture::new(vec![
         c(1, 0.0, "add a", add_a()),
         c(2, 0.1, "add c", vec![file("src/c.rs", &["c"], &[])]),
-        c(3, 0.2, "add d", vec![file("src/d.rs", &["d"], &[])]),
+        c(
+            3,
+            0.2,
+            "add d",
+            vec![file("src/d.rs", &["d"], &[]), file("src/d_more.rs", &["m"], &[])],
+        ),
         c(4, 0.3, "test e", vec![file("tests/e_test.rs", &["e"], &[])]),
         // Other files: src/b.rs was not in the failing change.
         c(
@@ -913,13 +933,23 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
         // Only test paths: CI, whatever the lines.
         c(8, 1.3, "fix: e", vec![file("tests/e_test.rs", &["e2"], &["e"])]),
     ]);
-    let (analysis, calls) = fixture.run_with(&fixture.sorted(), &spec());
-    let lines: Vec<&Vec<ObjectId>> = calls
+    let (analysis, calls) = fixture.run_scoped(&fixture.sorted(), &spec());
+    let lines: Vec<&Vec<DiffRequest>> = calls
         .iter()
         .filter(|(_, detail)| *detail == DiffDetail::Lines)
-        .map(|(ids, _)| ids)
+        .map(|(requests, _)| requests)
         .collect();
-    assert_eq!(lines, [&vec![oid(7), oid(3)]]);
+    // The remedy's lines in all its files; the failing change's only in the remedy's files.
+    assert_eq!(
+        lines,
+        [&vec![
+            DiffRequest::whole(oid(7)),
+            DiffRequest {
+                id: oid(3),
+                line_paths: Some(["src/d.rs".to_string()].into()),
+            },
+        ]]
+    );
     assert_eq!(
         rows(&analysis),
         [
@@ -1151,12 +1181,12 @@ fn merges_octopus_merges_huge_commits_and_odd_subjects_do_not_panic() {
 #[test]
 fn missing_diffs_are_counted_and_errors_returned() {
     let fixture = mixed();
-    let mut none = |_: &[ObjectId], _: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> { Ok(Vec::new()) };
+    let mut none = |_: &[DiffRequest], _: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> { Ok(Vec::new()) };
     let analysis = analyze(&fixture.sorted(), &spec(), &mut none).unwrap();
     assert_eq!(analysis.history.diffs_missing, analysis.history.diffs_requested);
     assert!(analysis.failures.iter().all(|f| f.bucket == Bucket::Ambiguous));
 
-    let mut failing = |_: &[ObjectId], _: DiffDetail| -> Result<Vec<CommitDiff>, String> { Err("gone".into()) };
+    let mut failing = |_: &[DiffRequest], _: DiffDetail| -> Result<Vec<CommitDiff>, String> { Err("gone".into()) };
     assert_eq!(analyze(&fixture.sorted(), &spec(), &mut failing).unwrap_err(), "gone");
 }
 
