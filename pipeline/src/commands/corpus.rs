@@ -202,24 +202,17 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
 
 /// The merged spans `[session start − slack_before, sidecar + slack_after]` of every sidecar listing a file.
 fn spans(sidecars: &[Sidecar], spec: &CorpusSpec) -> Vec<(i64, i64)> {
-    let mut start: HashMap<(&str, &str), i64> = HashMap::new();
-    for s in sidecars {
-        let t = s.timestamp.as_second();
-        start
-            .entry((&s.repo, &s.session_id))
-            .and_modify(|v| *v = (*v).min(t))
-            .or_insert(t);
-    }
-    let mut spans: Vec<(i64, i64)> = sidecars
+    let starts = join::session_starts(sidecars);
+    let spans: Vec<(i64, i64)> = sidecars
         .iter()
         .filter(|s| !s.files_changed.is_empty())
-        .map(|s| {
-            (
-                start[&(s.repo.as_str(), s.session_id.as_str())] - i64::from(spec.slack_before_hours) * 3600,
-                s.timestamp.as_second() + i64::from(spec.slack_after_hours) * 3600,
-            )
-        })
+        .map(|s| join::claim_window(s, &starts, spec))
         .collect();
+    merge_spans(spans)
+}
+
+/// Sorts `spans` and merges the overlapping (or touching) ones.
+fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     spans.sort_unstable();
     let mut merged: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
     for (lo, hi) in spans {
@@ -340,6 +333,10 @@ mod tests {
 
     #[test]
     fn spans_merge_and_lookup() {
+        assert_eq!(
+            merge_spans(vec![(20, 25), (0, 10), (5, 12), (24, 30), (12, 13)]),
+            [(0, 13), (20, 30)]
+        );
         let spans = vec![(0, 10), (20, 30)];
         assert!(in_spans(&spans, 0) && in_spans(&spans, 10) && in_spans(&spans, 25));
         assert!(!in_spans(&spans, -1) && !in_spans(&spans, 11) && !in_spans(&spans, 31));

@@ -52,6 +52,17 @@ pub enum RunStatus {
     Failed,
 }
 
+impl RunStatus {
+    /// `ok`, `input missing`, `failed`: how summaries name it.
+    pub fn word(self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Missing => "input missing",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One experiment's arguments (their `out` is replaced by the suite's subdirectory), or why it will not run.
 #[derive(Debug, Clone)]
 pub enum Planned<A> {
@@ -109,12 +120,9 @@ impl ExperimentRun {
         match (&self.ran, &self.reason) {
             (Some(ran), _) => ran.summary.clone(),
             (None, reason) => format!(
-                "{} — {}: {}\n",
+                "{} — not run, {}: {}\n",
                 self.experiment.title(),
-                match self.status {
-                    RunStatus::Missing => "not run, input missing",
-                    _ => "not run, failed",
-                },
+                self.status.word(),
                 reason.as_deref().unwrap_or("no reason given")
             ),
         }

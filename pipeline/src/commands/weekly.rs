@@ -197,22 +197,12 @@ fn choose_week(args: &WeeklyArgs) -> Result<String, CommandError> {
     if let Some(week) = &args.week {
         return parse_week(week).map_err(CommandError::Input);
     }
-    let instant = if let Some(as_of) = &args.as_of {
-        Some(
-            envelope::parse_instant(as_of)
-                .ok_or_else(|| CommandError::Input(envelope::AsOfError::AsOf(as_of.trim().to_string()).to_string()))?
-                .0,
-        )
-    } else if let Some(epoch) = &args.source_date_epoch {
-        let seconds = epoch.trim().parse::<i64>().ok();
-        Some(
-            seconds
-                .and_then(|s| jiff::Timestamp::from_second(s).ok())
-                .ok_or_else(|| CommandError::Input(envelope::AsOfError::SourceDateEpoch(epoch.clone()).to_string()))?,
-        )
-    } else {
-        None
-    };
+    // The report date (`--as-of`, else SOURCE_DATE_EPOCH), parsed as every report parses it.
+    let as_of = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
+        .map_err(|error| CommandError::Input(error.to_string()))?;
+    let instant = as_of
+        .and_then(|as_of| envelope::parse_instant(&as_of))
+        .map(|(instant, _)| instant);
     let date = match (instant, args.today) {
         (Some(instant), _) => instant.to_zoned(jiff::tz::TimeZone::UTC).date(),
         (None, Some(today)) => today,
@@ -382,8 +372,8 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let templates = args.templates.as_deref();
     let index_template = optional_template(templates, "weekly-index.md.j2", render::INDEX_TEMPLATE)?;
     let week_template = optional_template(templates, "weekly-week.md.j2", render::WEEK_TEMPLATE)?;
-    render::check_template("weekly-index.md.j2", &index_template).map_err(|e| input(&e))?;
-    render::check_template("weekly-week.md.j2", &week_template).map_err(|e| input(&e))?;
+    crate::report::check_template("weekly-index.md.j2", &index_template).map_err(|e| input(&e))?;
+    crate::report::check_template("weekly-week.md.j2", &week_template).map_err(|e| input(&e))?;
     // The other weeks must be readable for the index; a broken one is named now, not after the run.
     if args.out.is_dir() {
         read_weeks(&args.out)?;
@@ -489,7 +479,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let not_run: Vec<String> = runs
         .iter()
         .filter(|r| r.status != RunStatus::Ok)
-        .map(|r| format!("{} {}", r.experiment.id().to_uppercase(), status_word(r.status)))
+        .map(|r| format!("{} {}", r.experiment.id().to_uppercase(), r.status.word()))
         .collect();
     if !not_run.is_empty() {
         text.push_str(&format!("  run             partial: {}\n", not_run.join(", ")));
@@ -500,14 +490,6 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
         dir,
         index: index_files,
     })
-}
-
-fn status_word(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::Ok => "ok",
-        RunStatus::Missing => "input missing",
-        RunStatus::Failed => "failed",
-    }
 }
 
 #[cfg(test)]

@@ -157,6 +157,29 @@ pub struct Joined {
     pub counts: Counts,
 }
 
+/// The earliest sidecar time (Unix seconds) of each session, keyed by (`repo`, `session_id`).
+pub fn session_starts<'a>(sidecars: impl IntoIterator<Item = &'a Sidecar>) -> HashMap<(&'a str, &'a str), i64> {
+    let mut starts: HashMap<(&str, &str), i64> = HashMap::new();
+    for sidecar in sidecars {
+        let time = sidecar.timestamp.as_second();
+        starts
+            .entry((&sidecar.repo, &sidecar.session_id))
+            .and_modify(|start| *start = (*start).min(time))
+            .or_insert(time);
+    }
+    starts
+}
+
+/// The commit times `sidecar` may claim: from its session's start less `slack_before_hours` to its own time plus
+/// `slack_after_hours`, both ends included. `starts` is [`session_starts`] of every sidecar.
+pub fn claim_window(sidecar: &Sidecar, starts: &HashMap<(&str, &str), i64>, spec: &CorpusSpec) -> (i64, i64) {
+    let start = starts[&(sidecar.repo.as_str(), sidecar.session_id.as_str())];
+    (
+        start - i64::from(spec.slack_before_hours) * 3600,
+        sidecar.timestamp.as_second() + i64::from(spec.slack_after_hours) * 3600,
+    )
+}
+
 /// Labels `sidecars` (see the module documentation). `as_of` is Unix seconds.
 pub fn join(
     sidecars: &[Sidecar],
@@ -172,13 +195,7 @@ pub fn join(
     });
     let sidecars: Vec<&Sidecar> = order.iter().map(|&i| &sidecars[i]).collect();
 
-    let mut session_start: HashMap<(&str, &str), i64> = HashMap::new();
-    for sidecar in &sidecars {
-        // Sorted by time: the first seen is the earliest.
-        session_start
-            .entry((&sidecar.repo, &sidecar.session_id))
-            .or_insert_with(|| sidecar.timestamp.as_second());
-    }
+    let session_start = session_starts(sidecars.iter().copied());
 
     // Path → (commit time, commit index), sorted: each sidecar's candidates are range lookups.
     let mut by_path: HashMap<&str, Vec<(i64, usize)>> = HashMap::new();
@@ -192,13 +209,10 @@ pub fn join(
     }
     by_path.par_iter_mut().for_each(|(_, list)| list.sort_unstable());
 
-    let before = i64::from(spec.slack_before_hours) * 3600;
-    let after = i64::from(spec.slack_after_hours) * 3600;
     let claims: Vec<Vec<usize>> = sidecars
         .par_iter()
         .map(|sidecar| {
-            let start = session_start[&(sidecar.repo.as_str(), sidecar.session_id.as_str())];
-            let (lo, hi) = (start - before, sidecar.timestamp.as_second() + after);
+            let (lo, hi) = claim_window(sidecar, &session_start, spec);
             let mut found = Vec::new();
             for path in &sidecar.files_changed {
                 if let Some(list) = by_path.get(path.as_str()) {

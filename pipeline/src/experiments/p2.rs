@@ -799,17 +799,11 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         }
         lines_wanted.insert(p.remedy, None);
         if let Some(failing) = p.failing {
-            let remedy_paths = remedy.map(|diff| diff.files.iter().map(|file| file.path.clone()));
-            match (lines_wanted.entry(failing), remedy_paths) {
-                (std::collections::btree_map::Entry::Occupied(mut entry), Some(paths)) => {
-                    if let Some(scope) = entry.get_mut() {
-                        scope.extend(paths);
-                    }
-                }
-                (std::collections::btree_map::Entry::Occupied(mut entry), None) => *entry.get_mut() = None,
-                (std::collections::btree_map::Entry::Vacant(entry), paths) => {
-                    entry.insert(paths.map(|paths| paths.collect()));
-                }
+            // `None` (every file) wins: the commit is also a remedy, or a remedy's paths are unknown.
+            let scope = lines_wanted.entry(failing).or_insert_with(|| Some(BTreeSet::new()));
+            match (scope, remedy) {
+                (Some(paths), Some(remedy)) => paths.extend(remedy.files.iter().map(|file| file.path.clone())),
+                (scope, _) => *scope = None,
             }
         }
     }

@@ -97,9 +97,7 @@ impl<R: Serialize> Envelope<R> {
         self.inputs.sort_by(|a, b| a.path.cmp(&b.path));
         self.artifacts.sort();
         self.artifacts.dedup();
-        let mut bytes = serde_json::to_vec_pretty(self)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        super::pretty_json(self)
     }
 }
 

@@ -16,24 +16,42 @@ pub struct TemplateError {
     pub message: String,
 }
 
-/// Renders the template `source` (called `name` in errors) with `view`; the result ends with one newline.
-pub fn render_markdown(name: &str, source: &str, view: &impl serde::Serialize) -> Result<String, TemplateError> {
-    let error = |e: minijinja::Error| TemplateError {
+fn template_error(name: &str) -> impl Fn(minijinja::Error) -> TemplateError + '_ {
+    move |e| TemplateError {
         name: name.to_string(),
         message: e.to_string(),
-    };
+    }
+}
+
+/// Parses `source` (the template `name`) without rendering it, so that a broken template is found before a run.
+pub fn check_template(name: &str, source: &str) -> Result<(), TemplateError> {
+    minijinja::Environment::new()
+        .add_template(name, source)
+        .map_err(template_error(name))
+}
+
+/// Renders the template `source` (called `name` in errors) with `view`; the result ends with one newline.
+pub fn render_markdown(name: &str, source: &str, view: &impl serde::Serialize) -> Result<String, TemplateError> {
+    let error = template_error(name);
     let mut env = minijinja::Environment::new();
-    env.add_template(name, source).map_err(error)?;
+    env.add_template(name, source).map_err(&error)?;
     let rendered = env
         .get_template(name)
-        .map_err(error)?
+        .map_err(&error)?
         .render(minijinja::value::Serde(view))
-        .map_err(error)?;
+        .map_err(&error)?;
     Ok(if rendered.ends_with('\n') {
         rendered
     } else {
         rendered + "\n"
     })
+}
+
+/// Pretty JSON with a trailing newline: how every report and index file is written.
+pub fn pretty_json(value: &impl serde::Serialize) -> serde_json::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// A share as reports print it: `42.9%`, or `undefined`.

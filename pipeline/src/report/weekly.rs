@@ -331,18 +331,14 @@ pub fn index(mut weeks: Vec<WeekSummary>) -> Index {
 impl Index {
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> serde_json::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec_pretty(self)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        super::pretty_json(self)
     }
 }
 
 impl WeekSummary {
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> serde_json::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec_pretty(self)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        super::pretty_json(self)
     }
 }
 
@@ -401,16 +397,6 @@ fn cell(week: &WeekSummary, experiment: Experiment) -> Cell {
                 .map(|_| format!("{}/{}/{}.md", week.week, experiment.id(), experiment.id())),
         },
     }
-}
-
-/// Parses `source` (the template `name`) without rendering it, so that a broken template is found before a run.
-pub fn check_template(name: &str, source: &str) -> Result<(), TemplateError> {
-    minijinja::Environment::new()
-        .add_template(name, source)
-        .map_err(|e| TemplateError {
-            name: name.to_string(),
-            message: e.to_string(),
-        })
 }
 
 /// Renders `template` (the source of `weekly-index.md.j2`) for `index`.
