@@ -865,6 +865,7 @@ fn diffs_match_git_commit_by_commit() {
     let request = DiffRequest {
         id: ids[wide],
         line_paths: Some([kept.path.clone()].into()),
+        only_paths: None,
     };
     let scoped = git::diffs_for(&repo, &[request], DiffDetail::Lines).unwrap();
     assert_eq!(files(&scoped[0]), files(&lines[wide]));
@@ -875,6 +876,46 @@ fn diffs_match_git_commit_by_commit() {
     {
         assert_eq!(s, if s.path == kept.path { l } else { p }, "{}", s.path);
     }
+}
+
+/// A diff restricted to some paths lists exactly what the whole diff lists at those paths: for every commit of the
+/// fixture, with every path it ever had (a directory that becomes a file, a symlink, a submodule, a mode change, a
+/// name that is not UTF-8), their directories and two paths it never had, all together and one at a time.
+#[test]
+fn restricted_diffs_equal_the_whole_diff_at_their_paths() {
+    let fx = Fixture::build("history.sh");
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    let whole = git::diffs(&repo, &ids, DiffDetail::Paths).unwrap();
+    let mut paths: BTreeSet<String> = whole
+        .iter()
+        .flat_map(|diff| diff.files.iter().map(|file| file.path.clone()))
+        .collect();
+    let directories: Vec<String> = paths
+        .iter()
+        .filter_map(|path| path.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
+        .collect();
+    paths.extend(directories);
+    paths.extend(["absent".to_owned(), "src/absent/deeper.rs".to_owned()]);
+    assert!(paths.iter().any(|path| path.contains(char::REPLACEMENT_CHARACTER)));
+
+    let mut listed = 0;
+    let filters = std::iter::once(paths.clone()).chain(paths.iter().map(|path| BTreeSet::from([path.clone()])));
+    for filter in filters {
+        let requests: Vec<DiffRequest> = ids.iter().map(|id| DiffRequest::among(*id, filter.clone())).collect();
+        let restricted = git::diffs_for(&repo, &requests, DiffDetail::Paths).unwrap();
+        for (got, all) in restricted.iter().zip(&whole) {
+            let expected: Vec<(&str, FileChange)> = files(all)
+                .into_iter()
+                .filter(|(path, _)| filter.contains(*path))
+                .collect();
+            assert_eq!(files(got), expected, "commit {} among {filter:?}", got.id);
+            listed += expected.len();
+        }
+    }
+    // Every change twice: once with all paths, once with its own.
+    assert_eq!(listed, 2 * whole.iter().map(|diff| diff.files.len()).sum::<usize>());
 }
 
 #[test]

@@ -174,7 +174,10 @@ fn every_fixture_failure_has_its_link_bucket_and_rule() {
         (history["fixes_linked"].as_u64(), history["unattributed_fixes"].as_u64()),
         (Some(5), Some(2))
     );
-    assert_eq!(history["diff_batches"], 2);
+    assert_eq!(
+        history["diff_batches"], 4,
+        "paths, candidates at their fixes' paths, linked candidates, lines"
+    );
     let counts = &analysis["counts"];
     assert_eq!(
         [

@@ -10,7 +10,7 @@ use crate::experiments::corpus::{self as join, Commit, CorpusSpec, Counts, Failu
 use crate::experiments::p2;
 use crate::prereg::Prereg;
 use crate::report::envelope;
-use crate::scan::commits::{CommitDiff, DiffDetail, ObjectId};
+use crate::scan::commits::{CommitDiff, DiffDetail, DiffRequest, ObjectId};
 use crate::scan::git::{self, WalkOptions};
 use crate::scan::reflections;
 
@@ -133,23 +133,31 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
     let path_diffs = git::diffs(&repo, &wanted, DiffDetail::Paths).map_err(|e| input(&e))?;
     let mut cache: HashMap<ObjectId, CommitDiff> = path_diffs.into_iter().map(|d| (d.id, d)).collect();
 
-    // P2 asks for paths of some of the same commits: served from the cache.
+    // P2 asks for paths of some of the same commits: served from the cache (a restricted request from a cached
+    // whole diff, restricted here; restricted diffs are not cached).
     let analysis = p2::analyze(&history.commits, &p2_prereg.spec, &mut |requests, detail| {
         if detail == DiffDetail::Lines {
             return git::diffs_for(&repo, requests, detail);
         }
-        let missing: Vec<ObjectId> = requests
+        let (cached, missing): (Vec<&DiffRequest>, Vec<&DiffRequest>) =
+            requests.iter().partition(|request| cache.contains_key(&request.id));
+        let missing: Vec<DiffRequest> = missing.into_iter().cloned().collect();
+        let mut out = git::diffs_for(&repo, &missing, detail)?;
+        for (diff, _) in out
             .iter()
-            .map(|request| request.id)
-            .filter(|id| !cache.contains_key(id))
-            .collect();
-        for diff in git::diffs(&repo, &missing, detail)? {
-            cache.insert(diff.id, diff);
+            .zip(&missing)
+            .filter(|(_, request)| request.only_paths.is_none())
+        {
+            cache.insert(diff.id, diff.clone());
         }
-        Ok(requests
-            .iter()
-            .filter_map(|request| cache.get(&request.id).cloned())
-            .collect())
+        out.extend(cached.into_iter().filter_map(|request| {
+            let mut diff = cache.get(&request.id)?.clone();
+            if let Some(only) = &request.only_paths {
+                diff.files.retain(|file| only.contains(&file.path));
+            }
+            Some(diff)
+        }));
+        Ok(out)
     })
     .map_err(|e| input(&e))?;
 

@@ -1,11 +1,15 @@
 //! P2 gate buckets: of the failures visible in git history, how many would only self-reflection have caught?
 //!
 //! [`analyze`] is a pure function of the walked commits, the pre-registration (`experiments/p2.toml`, see
-//! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most two batches
-//! ([`MAX_DIFF_BATCHES`]): one with [`DiffDetail::Paths`] (the candidates of fix-after-change linking, reverts and
-//! their reverted changes), then one with [`DiffDetail::Lines`] (the other remedies and their failing changes,
-//! except the pairs whose paths already decide the rule: a CI rule, or a remedy outside the failing change's
-//! files), so the caller can compute each batch in parallel.
+//! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most four batches
+//! ([`MAX_DIFF_BATCHES`]), so the caller can compute each batch in parallel:
+//!
+//! 1. paths of the fixes, the reverts and their reverted changes;
+//! 2. paths of the fix-after-change candidates, restricted to the paths of the fixes whose window holds them
+//!    ([`DiffRequest::among`]): only a shared path links, and on real histories these are most of the diffs;
+//! 3. whole paths of the candidates that were linked;
+//! 4. lines ([`DiffDetail::Lines`]) of the other remedies and their failing changes, except the pairs whose paths
+//!    already decide the rule (a CI rule, or a remedy outside the failing change's files).
 //!
 //! # Failures (detection, first match wins)
 //!
@@ -88,9 +92,11 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 
 use capture::Surface;
 use capture::risk::evaluate_risk_floor;
+use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 pub use super::p1::VerdictKind;
@@ -103,7 +109,7 @@ pub use spec::{P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P
 pub type DiffSource<'a, E> = dyn FnMut(&[DiffRequest], DiffDetail) -> Result<Vec<CommitDiff>, E> + 'a;
 
 /// [`analyze`] calls the diff callback at most this many times.
-pub const MAX_DIFF_BATCHES: u64 = 2;
+pub const MAX_DIFF_BATCHES: u64 = 4;
 
 /// Characters of a remedy's subject kept in a report (after redaction); longer ones end in `…`.
 pub const SUBJECT_MAX_CHARS: usize = 200;
@@ -669,7 +675,8 @@ impl<'a> History<'a> {
         order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
         let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
         let matchers = Matchers::new(spec);
-        let parsed: Vec<Parsed> = rows.iter().map(|row| Parsed::new(row, spec, &matchers)).collect();
+        // Message parsing (the pattern matching) is most of the analysis's own time on a long history.
+        let parsed: Vec<Parsed> = rows.par_iter().map(|row| Parsed::new(row, spec, &matchers)).collect();
         let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
         let mut by_hex: Vec<(String, usize)> = parsed.iter().enumerate().map(|(pos, p)| (p.hex.clone(), pos)).collect();
         by_hex.sort();
@@ -715,10 +722,10 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     let history = History::new(commits, spec, &mut summary);
     let (mut pending, fixes) = detect(&history, &mut summary);
 
-    // Batch 1 (paths): fixes and their candidate changes, reverts and their reverted changes.
+    // Batch 1 (paths): fixes, reverts and their reverted changes.
     let window = i64::from(spec.fix_after_change.window_days).saturating_mul(86_400);
     let mut candidates: Vec<(usize, Vec<usize>)> = Vec::with_capacity(fixes.len());
-    let mut paths_wanted = BTreeSet::new();
+    let mut paths_wanted: BTreeSet<usize> = BTreeSet::new();
     for &fix in &fixes {
         let time = history.rows[fix].commit_time;
         let mut in_window = (fix + 1..history.rows.len())
@@ -729,7 +736,6 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             summary.fix_windows_truncated += 1;
         }
         paths_wanted.insert(fix);
-        paths_wanted.extend(chosen.iter().copied());
         candidates.push((fix, chosen));
     }
     for failure in pending.iter().filter(|p| p.kind == FailureKind::Revert) {
@@ -737,29 +743,57 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         paths_wanted.extend(failure.failing);
     }
     let mut got: BTreeMap<usize, CommitDiff> = BTreeMap::new();
-    let paths_wanted: BTreeMap<usize, LineScope> = paths_wanted.into_iter().map(|pos| (pos, None)).collect();
-    fetch(
-        &history,
-        &paths_wanted,
-        DiffDetail::Paths,
-        diffs,
-        &mut got,
-        &mut summary,
-    )?;
+    let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
+    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+
+    // Batch 2 (paths, restricted): whether each candidate touched one of its fixes' paths. Only a shared path
+    // links, so a candidate's diff is wanted only at the paths of the fixes whose window holds it.
+    let ignore = &history.matchers.ignore_paths;
+    let fix_paths: Vec<BTreeSet<&str>> = candidates
+        .iter()
+        .map(|(fix, _)| {
+            got.get(fix).map_or_else(BTreeSet::new, |diff| {
+                diff.files
+                    .iter()
+                    .map(|file| file.path.as_str())
+                    .filter(|path| !ignore.matches(path))
+                    .collect()
+            })
+        })
+        .collect();
+    let mut covering: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (index, ((_, chosen), paths)) in candidates.iter().zip(&fix_paths).enumerate() {
+        for &candidate in chosen.iter().filter(|pos| !paths.is_empty() && !got.contains_key(pos)) {
+            covering.entry(candidate).or_default().push(index);
+        }
+    }
+    // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them.
+    let mut shared: Option<(&[usize], Arc<BTreeSet<String>>)> = None;
+    let mut among: Vec<DiffRequest> = Vec::with_capacity(covering.len());
+    for (&candidate, fixes) in &covering {
+        let paths = match &shared {
+            Some((same, paths)) if *same == fixes.as_slice() => Arc::clone(paths),
+            _ => {
+                let union: BTreeSet<String> = fixes
+                    .iter()
+                    .flat_map(|&index| fix_paths[index].iter().map(|path| (*path).to_owned()))
+                    .collect();
+                let paths = Arc::new(union);
+                shared = Some((fixes, Arc::clone(&paths)));
+                paths
+            }
+        };
+        among.push(DiffRequest::among(history.rows[candidate].id, paths));
+    }
+    let mut touched: BTreeMap<usize, CommitDiff> = BTreeMap::new();
+    fetch(&history, among, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
 
     // Link each fix to the most recent candidate sharing a path.
-    let ignore = &history.matchers.ignore_paths;
-    for (fix, chosen) in candidates {
-        let fix_paths: BTreeSet<&str> = got.get(&fix).map_or_else(BTreeSet::new, |diff| {
-            diff.files
-                .iter()
-                .map(|file| file.path.as_str())
-                .filter(|path| !ignore.matches(path))
-                .collect()
-        });
+    for ((fix, chosen), paths) in candidates.into_iter().zip(&fix_paths) {
         let linked = chosen.into_iter().find(|candidate| {
             got.get(candidate)
-                .is_some_and(|diff| diff.files.iter().any(|file| fix_paths.contains(file.path.as_str())))
+                .or_else(|| touched.get(candidate))
+                .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
         });
         if linked.is_some() {
             summary.fixes_linked += 1;
@@ -778,14 +812,19 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             },
         });
     }
-    // Candidates that were not linked are no longer needed.
-    let keep: BTreeSet<usize> = pending
-        .iter()
-        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
-        .collect();
-    got.retain(|pos, _| keep.contains(pos));
+    drop(touched);
 
-    // Batch 2 (lines): the other remedies and their failing changes, unless their paths already decide. A
+    // Batch 3 (paths): the whole diffs of the linked candidates, which classification needs.
+    let linked: BTreeSet<usize> = pending
+        .iter()
+        .filter(|p| p.kind == FailureKind::FixAfterChange)
+        .filter_map(|p| p.failing)
+        .filter(|pos| !got.contains_key(pos))
+        .collect();
+    let whole = requests(&history, linked.into_iter().map(|pos| (pos, None)));
+    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+
+    // Batch 4 (lines): the other remedies and their failing changes, unless their paths already decide. A
     // remedy needs the lines of all its files; a failing change only those of its remedies' files (when their
     // paths are known), since the comparison looks up each remedy file in the failing change.
     let mut lines_wanted: BTreeMap<usize, LineScope> = BTreeMap::new();
@@ -807,14 +846,8 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             }
         }
     }
-    fetch(
-        &history,
-        &lines_wanted,
-        DiffDetail::Lines,
-        diffs,
-        &mut got,
-        &mut summary,
-    )?;
+    let lines = requests(&history, lines_wanted);
+    fetch(&history, lines, DiffDetail::Lines, diffs, &mut got, &mut summary)?;
 
     pending.sort_by_key(|p| p.remedy);
     let failures: Vec<Failure> = pending
@@ -827,31 +860,28 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
 /// The files of a commit whose line detail is wanted: `None` for all.
 type LineScope = Option<BTreeSet<String>>;
 
-/// Asks for the diffs of `wanted` (one call, none when empty) and files them by position.
+/// Asks for the diffs of `requests` (one call, none when empty) and files them by position.
 fn fetch<E>(
     history: &History<'_>,
-    wanted: &BTreeMap<usize, LineScope>,
+    requests: Vec<DiffRequest>,
     detail: DiffDetail,
     diffs: &mut DiffSource<'_, E>,
     got: &mut BTreeMap<usize, CommitDiff>,
     summary: &mut HistorySummary,
 ) -> Result<(), E> {
-    if wanted.is_empty() {
+    if requests.is_empty() {
         return Ok(());
     }
     summary.diff_batches += 1;
-    summary.diffs_requested += wanted.len() as u64;
-    let requests: Vec<DiffRequest> = wanted
+    summary.diffs_requested += requests.len() as u64;
+    let wanted: BTreeSet<usize> = requests
         .iter()
-        .map(|(&pos, scope)| DiffRequest {
-            id: history.rows[pos].id,
-            line_paths: scope.clone(),
-        })
+        .filter_map(|request| history.position.get(&request.id).copied())
         .collect();
     let mut returned = BTreeSet::new();
     for diff in diffs(&requests, detail)? {
         if let Some(&pos) = history.position.get(&diff.id)
-            && wanted.contains_key(&pos)
+            && wanted.contains(&pos)
         {
             returned.insert(pos);
             got.insert(pos, diff);
@@ -859,6 +889,18 @@ fn fetch<E>(
     }
     summary.diffs_missing += (wanted.len() - returned.len()) as u64;
     Ok(())
+}
+
+/// The requests for the diffs of the commits at `positions`, each with its line scope.
+fn requests(history: &History<'_>, positions: impl IntoIterator<Item = (usize, LineScope)>) -> Vec<DiffRequest> {
+    positions
+        .into_iter()
+        .map(|(pos, line_paths)| DiffRequest {
+            id: history.rows[pos].id,
+            line_paths,
+            only_paths: None,
+        })
+        .collect()
 }
 
 /// Detection rules 1 and 2, and the fixes rule 3 must link: failures with their links, and the fixes' positions.

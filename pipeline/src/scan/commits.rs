@@ -62,19 +62,38 @@ pub enum FileChange {
     TypeChanged,
 }
 
-/// One commit whose diff is wanted and, with [`DiffDetail::Lines`], which of its files need line detail.
+/// One commit whose diff is wanted: all of it or only some paths, and, with [`DiffDetail::Lines`], which of its
+/// files need line detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffRequest {
     pub id: ObjectId,
     /// `None`: every changed file; otherwise only these paths get line counts and hashes (the others are listed
     /// with their paths and change kinds only, as with [`DiffDetail::Paths`]).
     pub line_paths: Option<std::collections::BTreeSet<String>>,
+    /// `None`: every changed file; otherwise only the changes to these paths are listed (the diff is then
+    /// restricted, not the commit's whole diff). Answering "did this commit touch one of these files?" this way
+    /// reads only the trees on the way to them, far less than a whole diff. Shared, as neighbouring commits
+    /// usually ask about the same paths.
+    pub only_paths: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
 }
 
 impl DiffRequest {
     /// Every file of `id`.
     pub fn whole(id: ObjectId) -> Self {
-        DiffRequest { id, line_paths: None }
+        DiffRequest {
+            id,
+            line_paths: None,
+            only_paths: None,
+        }
+    }
+
+    /// The changes of `id` to `paths` only.
+    pub fn among(id: ObjectId, paths: impl Into<std::sync::Arc<std::collections::BTreeSet<String>>>) -> Self {
+        DiffRequest {
+            id,
+            line_paths: None,
+            only_paths: Some(paths.into()),
+        }
     }
 }
 

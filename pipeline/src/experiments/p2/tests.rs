@@ -124,6 +124,9 @@ impl Fixture {
                 .filter_map(|request| Some((request, self.diffs.get(&request.id)?)))
                 .map(|(request, diff)| {
                     let mut diff = diff.clone();
+                    if let Some(only) = &request.only_paths {
+                        diff.files.retain(|file| only.contains(&file.path));
+                    }
                     for file in &mut diff.files {
                         let in_scope = detail == DiffDetail::Lines
                             && request
@@ -947,6 +950,7 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
             DiffRequest {
                 id: oid(3),
                 line_paths: Some(["src/d.rs".to_string()].into()),
+                only_paths: None,
             },
         ]]
     );
@@ -986,17 +990,34 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
 }
 
 #[test]
-fn diffs_are_requested_in_two_batches_paths_then_lines() {
+fn diffs_are_requested_in_four_batches_candidates_only_at_their_fixes_paths() {
     let fixture = mixed();
-    let (analysis, calls) = fixture.run_with(&fixture.sorted(), &spec());
-    let summary: Vec<(DiffDetail, Vec<ObjectId>)> = calls.iter().map(|(ids, detail)| (*detail, ids.clone())).collect();
+    let (analysis, calls) = fixture.run_scoped(&fixture.sorted(), &spec());
+    let paths = |list: &[&str]| list.iter().map(|path| path.to_string()).collect::<BTreeSet<String>>();
     assert_eq!(
-        summary,
+        calls,
         [
-            // Fixes, their candidates, the revert and its reverted change; newest first.
-            (DiffDetail::Paths, vec![oid(6), oid(5), oid(3), oid(2), oid(1)]),
+            // Fixes, the revert and its reverted change; newest first.
+            (
+                [6, 5, 3, 2].map(|n| DiffRequest::whole(oid(n))).to_vec(),
+                DiffDetail::Paths
+            ),
+            // Candidate 1 lies in the windows of both fixes: their paths (2 is known whole already).
+            (
+                vec![DiffRequest::among(oid(1), paths(&["src/a.rs", "src/new.rs"]))],
+                DiffDetail::Paths
+            ),
+            // The candidate linked to fix 5, whole.
+            (vec![DiffRequest::whole(oid(1))], DiffDetail::Paths),
             // The Fixes remedy, the linked fix, and their failing change.
-            (DiffDetail::Lines, vec![oid(5), oid(4), oid(1)]),
+            (
+                vec![
+                    DiffRequest::whole(oid(5)),
+                    DiffRequest::whole(oid(4)),
+                    DiffRequest::whole(oid(1))
+                ],
+                DiffDetail::Lines
+            ),
         ]
     );
     assert!(calls.len() as u64 <= MAX_DIFF_BATCHES);
@@ -1006,7 +1027,7 @@ fn diffs_are_requested_in_two_batches_paths_then_lines() {
             analysis.history.diffs_requested,
             analysis.history.diffs_missing
         ),
-        (2, 8, 0)
+        (4, 9, 0)
     );
     assert_eq!(
         rows(&analysis),
