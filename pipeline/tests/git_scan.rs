@@ -878,6 +878,45 @@ fn diffs_match_git_commit_by_commit() {
     }
 }
 
+/// A packed repository whose trees and files are long delta chains (29 deep with git 2.x's defaults): the diffs, whole and
+/// restricted, match git commit by commit, so objects rebuilt from the pack cache's intermediate bases
+/// (vendor/README.md) are the objects git reads.
+#[test]
+fn delta_chains_in_a_pack_read_like_git() {
+    let fx = Fixture::build("chains.sh");
+    let pack = std::fs::read_dir(fx.root.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension() == Some(OsStr::new("idx")))
+        .unwrap();
+    let stats = String::from_utf8(fx.git("", [OsStr::new("verify-pack"), OsStr::new("-v"), pack.as_os_str()])).unwrap();
+    let deepest = stats
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("chain length = ")?
+                .split(':')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .max();
+    assert!(deepest >= Some(20), "{stats}");
+
+    let repo = fx.open("");
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    assert_eq!(history.commits.len(), 121);
+    let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
+    let lines = git::diffs(&repo, &ids, DiffDetail::Lines).unwrap();
+    assert_eq!(compare_diffs_with_git(&fx, &history, &lines), 240 + 2 * 120);
+
+    let every: BTreeSet<String> = (0..240).map(|f| format!("d{}/f{f:03}.txt", f % 8)).collect();
+    let requests: Vec<DiffRequest> = ids.iter().map(|id| DiffRequest::among(*id, every.clone())).collect();
+    let restricted = git::diffs_for(&repo, &requests, DiffDetail::Paths).unwrap();
+    for (got, all) in restricted.iter().zip(&lines) {
+        assert_eq!(files(got), files(all), "{}", got.id);
+    }
+}
+
 /// A diff restricted to some paths lists exactly what the whole diff lists at those paths: for every commit of the
 /// fixture, with every path it ever had (a directory that becomes a file, a symlink, a submodule, a mode change, a
 /// name that is not UTF-8), their directories and two paths it never had, all together and one at a time.
