@@ -61,11 +61,12 @@ use super::commits::{
     CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
 };
 
-/// Delta cache budget, shared by the worker threads (each gets a share between 16 and 128 MiB; git's
-/// `core.deltaBaseCacheLimit` is 96 MiB per process). The caches are most of the scan's memory: on git.git the
-/// peak anonymous RSS is 636 MiB with 256 MiB here and 16 MiB object caches, 445 MiB with 128 + 8 MiB (and
-/// 199 MiB with almost no cache), at the same CPU time within noise (BENCHMARKS.md).
-const DELTA_CACHE_TOTAL_BYTES: usize = 128 * 1024 * 1024;
+/// Delta cache budget, shared by the worker threads (each gets a share between 4 and 128 MiB; git's
+/// `core.deltaBaseCacheLimit` is 96 MiB per process). Since the cache holds every base of a delta chain
+/// (`vendor/README.md`), a small one does nearly as well as a large one. On git.git (thin-LTO build, 2 threads):
+/// 128 MiB: 3.6 s, 6.1 s of CPU, 593 MiB peak RSS; 32 MiB: 3.55 s, 6.2 s, 488 MiB; 16 MiB: 3.6 s, 6.4 s,
+/// 470 MiB (BENCHMARKS.md).
+const DELTA_CACHE_TOTAL_BYTES: usize = 16 * 1024 * 1024;
 /// git's `FIRST_FEW_BYTES`: a NUL byte in this prefix makes a blob binary.
 const BINARY_PROBE_BYTES: usize = 8000;
 /// git's default `core.bigFileThreshold`: larger blobs are binary (and never line-diffed).
@@ -279,7 +280,7 @@ pub fn diffs_for(
 /// produced (with the patched gix-pack, `vendor/README.md`), so a second cache of the same trees only cost copies
 /// (on git.git, 4.7 s without it against 5.0 s with 8 MiB per thread).
 fn thread_handle(repo: &gix::ThreadSafeRepository) -> gix::Repository {
-    let share = (DELTA_CACHE_TOTAL_BYTES / rayon::current_num_threads().max(1)).clamp(16 << 20, 128 << 20);
+    let share = (DELTA_CACHE_TOTAL_BYTES / rayon::current_num_threads().max(1)).clamp(4 << 20, 128 << 20);
     thread_handle_with(repo, 0, share)
 }
 
