@@ -655,6 +655,13 @@ fn shallow_clone_is_truncated_like_git_log() {
         (file(&diff, "all.txt").lines_added, file(&diff, "all.txt").lines_removed),
         (4, 0)
     );
+    // With the walked trees and parents known, the same diffs (the boundary's parent is not known either way).
+    let requests: Vec<DiffRequest> = history.commits.iter().map(|c| DiffRequest::whole(c.id)).collect();
+    let known = git::KnownCommits::of(&history.commits);
+    assert_eq!(
+        git::diffs_of_known(&repo, &known, &requests, DiffDetail::Lines).unwrap(),
+        git::diffs_for(&repo, &requests, DiffDetail::Lines).unwrap()
+    );
     // A complete repository is not shallow.
     assert!(!git::walk(&fx.open("src"), &WalkOptions::default()).unwrap().shallow);
 }
@@ -847,6 +854,14 @@ fn diffs_match_git_commit_by_commit() {
                 .all(|f| f.added_line_hashes.is_empty() && f.removed_line_hashes.is_empty())
         );
     }
+    // The trees and parents the walk read give the same diffs (merges and the root commit included).
+    let known = git::KnownCommits::of(&history.commits);
+    let whole: Vec<DiffRequest> = ids.iter().map(|id| DiffRequest::whole(*id)).collect();
+    assert_eq!(
+        git::diffs_of_known(&repo, &known, &whole, DiffDetail::Lines).unwrap(),
+        lines
+    );
+
     // Same order as the ids given, duplicates included.
     let picked = [ids[3], ids[0], ids[3]];
     let again = git::diffs(&repo, &picked, DiffDetail::Lines).unwrap();

@@ -130,19 +130,21 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
         .filter(|c| c.parents.len() <= 1 && in_spans(&spans, c.commit_time))
         .map(|c| c.id)
         .collect();
-    let path_diffs = git::diffs(&repo, &wanted, DiffDetail::Paths).map_err(|e| input(&e))?;
+    let known = git::KnownCommits::of(&history.commits);
+    let wanted: Vec<DiffRequest> = wanted.into_iter().map(DiffRequest::whole).collect();
+    let path_diffs = git::diffs_of_known(&repo, &known, &wanted, DiffDetail::Paths).map_err(|e| input(&e))?;
     let mut cache: HashMap<ObjectId, CommitDiff> = path_diffs.into_iter().map(|d| (d.id, d)).collect();
 
     // P2 asks for paths of some of the same commits: served from the cache (a restricted request from a cached
     // whole diff, restricted here; restricted diffs are not cached).
     let analysis = p2::analyze(&history.commits, &p2_prereg.spec, &mut |requests, detail| {
         if detail == DiffDetail::Lines {
-            return git::diffs_for(&repo, requests, detail);
+            return git::diffs_of_known(&repo, &known, requests, detail);
         }
         let (cached, missing): (Vec<&DiffRequest>, Vec<&DiffRequest>) =
             requests.iter().partition(|request| cache.contains_key(&request.id));
         let missing: Vec<DiffRequest> = missing.into_iter().cloned().collect();
-        let mut out = git::diffs_for(&repo, &missing, detail)?;
+        let mut out = git::diffs_of_known(&repo, &known, &missing, detail)?;
         for (diff, _) in out
             .iter()
             .zip(&missing)

@@ -111,9 +111,10 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     };
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
+    let known = git::KnownCommits::of(&history.commits);
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
         spinner.say(format!("diffing {} commits", requests.len()));
-        git::diffs_for(&repo, requests, detail)
+        git::diffs_of_known(&repo, &known, requests, detail)
     })
     .map_err(|e| input(&e))?;
     drop(spinner);

@@ -9,6 +9,8 @@ pub struct CommitRow {
     pub id: ObjectId,
     /// In the commit's order: the first parent first. Empty for a root commit.
     pub parents: Vec<ObjectId>,
+    /// The commit's root tree (`None` only for a corrupt commit without one).
+    pub tree: Option<ObjectId>,
     /// Author time, seconds since the Unix epoch (the author's own offset is not needed for windows).
     pub author_time: i64,
     /// Committer time, seconds since the Unix epoch.

@@ -80,6 +80,7 @@ impl Fixture {
             parents: (0..spec.parents)
                 .map(|p| oid(1_000_000 + spec.n * 10 + p as u32))
                 .collect(),
+            tree: None,
             author_time: T0 + (spec.day * DAY as f64) as i64,
             commit_time: T0 + (spec.day * DAY as f64) as i64,
             subject: subject.to_string(),
