@@ -559,7 +559,6 @@ pub struct P2Analysis {
 
 /// What one walked commit says, computed once.
 struct Parsed {
-    hex: String,
     merge: bool,
     revert: Option<text::RevertForm>,
     marker_shas: Vec<String>,
@@ -608,7 +607,6 @@ impl Parsed {
             }
         }
         Self {
-            hex: row.id.to_string(),
             merge: row.parents.len() > 1,
             revert: text::revert_form(&row.subject, &spec.revert),
             // The subject too: git's subject is the whole first paragraph, and a message without a blank line after
@@ -661,8 +659,8 @@ struct History<'a> {
     rows: Vec<&'a CommitRow>,
     parsed: Vec<Parsed>,
     position: BTreeMap<ObjectId, usize>,
-    /// (hex id, position), sorted by hex: abbreviated SHAs resolve by prefix search.
-    by_hex: Vec<(String, usize)>,
+    /// (id, position), sorted by id (the order of their hex spellings): abbreviated SHAs resolve by a range search.
+    by_id: Vec<(ObjectId, usize)>,
     /// Subject → positions, ascending (newest first).
     by_subject: BTreeMap<&'a str, Vec<usize>>,
 }
@@ -678,8 +676,8 @@ impl<'a> History<'a> {
         // Message parsing (the pattern matching) is most of the analysis's own time on a long history.
         let parsed: Vec<Parsed> = rows.par_iter().map(|row| Parsed::new(row, spec, &matchers)).collect();
         let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-        let mut by_hex: Vec<(String, usize)> = parsed.iter().enumerate().map(|(pos, p)| (p.hex.clone(), pos)).collect();
-        by_hex.sort();
+        let mut by_id: Vec<(ObjectId, usize)> = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+        by_id.sort();
         let mut by_subject: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (pos, row) in rows.iter().enumerate() {
             by_subject.entry(row.subject.trim()).or_default().push(pos);
@@ -691,14 +689,33 @@ impl<'a> History<'a> {
             rows,
             parsed,
             position,
-            by_hex,
+            by_id,
             by_subject,
         }
     }
 
     fn resolve(&self, sha: &str) -> Resolved {
-        let start = self.by_hex.partition_point(|(hex, _)| hex.as_str() < sha);
-        let mut matches = self.by_hex[start..].iter().take_while(|(hex, _)| hex.starts_with(sha));
+        // The ids whose hex starts with `sha` lie between `sha` padded with 0s and `sha` padded with fs.
+        let Some(&(first, _)) = self.by_id.first() else {
+            return Resolved::Outside;
+        };
+        let width = first.kind().len_in_hex();
+        let lowercase_hex = sha.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !lowercase_hex || sha.len() > width {
+            return Resolved::Outside;
+        }
+        let bound = |fill: char| {
+            let padded: String = sha
+                .chars()
+                .chain(std::iter::repeat_n(fill, width - sha.len()))
+                .collect();
+            ObjectId::from_hex(padded.as_bytes()).ok()
+        };
+        let (Some(low), Some(high)) = (bound('0'), bound('f')) else {
+            return Resolved::Outside;
+        };
+        let start = self.by_id.partition_point(|(id, _)| *id < low);
+        let mut matches = self.by_id[start..].iter().take_while(|(id, _)| *id <= high);
         match (matches.next(), matches.next()) {
             (Some(&(_, pos)), None) => Resolved::Found(pos),
             (None, _) => Resolved::Outside,

@@ -23,8 +23,8 @@ pub(super) fn failure(
         evaluate_risk_floor(&paths, None, None, spec.classify.risk_threshold)
     });
     let rule = classify(pending, history, got.get(&pending.remedy), failing_diff, spec);
-    let remedy = history.parsed[pending.remedy].hex.clone();
-    let failing = pending.failing.map(|pos| history.parsed[pos].hex.clone());
+    let remedy = history.rows[pending.remedy].id.to_string();
+    let failing = pending.failing.map(|pos| history.rows[pos].id.to_string());
     Failure {
         remedy_short: short(&remedy),
         remedy,
