@@ -1167,6 +1167,7 @@ fn classify(old: Option<(EntryKind, ObjectId)>, new: Option<(EntryKind, ObjectId
 struct TreeDiffer<'k> {
     repo: gix::Repository,
     known: &'k KnownCommits,
+    roots: RootLookups,
     state: gix::diff::tree::State,
     commit_buf: Vec<u8>,
     old_tree: Vec<u8>,
@@ -1178,6 +1179,7 @@ impl<'k> TreeDiffer<'k> {
         TreeDiffer {
             repo,
             known,
+            roots: RootLookups::default(),
             state: Default::default(),
             commit_buf: Vec::new(),
             old_tree: Vec::new(),
@@ -1252,12 +1254,55 @@ impl TreeDiffer<'_> {
             Some(parent) => Some(known_tree(self.known, &objects, &mut self.commit_buf, &parent)?.0),
             None => None,
         };
-        let wanted: Vec<&str> = only.iter().map(String::as_str).collect();
         let mut changes = Vec::new();
-        let sides = [old_tree, Some(new_tree)];
-        compare_among(&objects, &mut self.old_tree, id, sides, 0, &wanted, &mut changes)?;
+        if old_tree == Some(new_tree) {
+            return Ok(changes);
+        }
+        let wanted: Vec<&str> = only.iter().map(String::as_str).collect();
+        let level = Level::of(&wanted, 0);
+        let filter = std::ptr::from_ref(only).addr();
+        let mut found = [Vec::new(), Vec::new()];
+        for (side, tree) in [old_tree, Some(new_tree)].into_iter().enumerate() {
+            found[side] = match tree {
+                Some(tree) => self
+                    .roots
+                    .lookup(&objects, &mut self.old_tree, id, tree, filter, &level.names)?,
+                None => vec![None; level.names.len()],
+            };
+        }
+        compare_level(&objects, &mut self.old_tree, id, &level, found, 0, &mut changes)?;
         changes.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
         Ok(changes)
+    }
+}
+
+/// The root-tree entries the last few restricted diffs looked up, by tree and path set: in a run of history a
+/// commit's root tree is its child's parent tree, and neighbouring candidates ask about the same paths.
+#[derive(Default)]
+struct RootLookups(VecDeque<(ObjectId, usize, Vec<Side>)>);
+
+impl RootLookups {
+    const KEEP: usize = 16;
+
+    /// [`lookup`], remembered for the path set at address `filter` (each call's sets live until it ends).
+    fn lookup(
+        &mut self,
+        objects: &Objects<'_>,
+        buf: &mut Vec<u8>,
+        id: ObjectId,
+        tree: ObjectId,
+        filter: usize,
+        names: &[&[u8]],
+    ) -> Result<Vec<Side>, GitScanError> {
+        if let Some((.., found)) = self.0.iter().find(|(t, f, _)| *t == tree && *f == filter) {
+            return Ok(found.clone());
+        }
+        let found = lookup(objects, buf, id, tree, names)?;
+        if self.0.len() == Self::KEEP {
+            self.0.pop_front();
+        }
+        self.0.push_back((tree, filter, found.clone()));
+        Ok(found)
     }
 }
 
