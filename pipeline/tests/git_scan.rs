@@ -938,10 +938,15 @@ fn delta_chains_in_a_pack_read_like_git() {
 #[test]
 fn restricted_diffs_equal_the_whole_diff_at_their_paths() {
     let fx = Fixture::build("history.sh");
-    let repo = fx.open("");
-    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    assert_restricted_diffs_equal_the_whole_diff(&fx.open(""));
+}
+
+/// Every commit of `repo`, restricted to every path it ever had (and its directories, and absent ones), all paths
+/// together and one at a time: what the whole diff lists at those paths.
+fn assert_restricted_diffs_equal_the_whole_diff(repo: &gix::ThreadSafeRepository) {
+    let history = git::walk(repo, &WalkOptions::default()).unwrap();
     let ids: Vec<ObjectId> = history.commits.iter().map(|c| c.id).collect();
-    let whole = git::diffs(&repo, &ids, DiffDetail::Paths).unwrap();
+    let whole = git::diffs(repo, &ids, DiffDetail::Paths).unwrap();
     let mut paths: BTreeSet<String> = whole
         .iter()
         .flat_map(|diff| diff.files.iter().map(|file| file.path.clone()))
@@ -958,7 +963,7 @@ fn restricted_diffs_equal_the_whole_diff_at_their_paths() {
     let filters = std::iter::once(paths.clone()).chain(paths.iter().map(|path| BTreeSet::from([path.clone()])));
     for filter in filters {
         let requests: Vec<DiffRequest> = ids.iter().map(|id| DiffRequest::among(*id, filter.clone())).collect();
-        let restricted = git::diffs_for(&repo, &requests, DiffDetail::Paths).unwrap();
+        let restricted = git::diffs_for(repo, &requests, DiffDetail::Paths).unwrap();
         for (got, all) in restricted.iter().zip(&whole) {
             let expected: Vec<(&str, FileChange)> = files(all)
                 .into_iter()
@@ -970,6 +975,112 @@ fn restricted_diffs_equal_the_whole_diff_at_their_paths() {
     }
     // Every change twice: once with all paths, once with its own.
     assert_eq!(listed, 2 * whole.iter().map(|diff| diff.files.len()).sum::<usize>());
+}
+
+/// The commit-graph's changed-path filters, as git writes them (hash versions 1 and 2; one file and a split
+/// chain of two layers): every path git's first-parent diff lists, and each of its directories, may have
+/// changed; most paths a commit did not change are ruled out; and restricted diffs, which consult the filters,
+/// still equal the whole diff.
+#[test]
+fn changed_path_filters_written_by_git_rule_out_only_unchanged_paths() {
+    use pipeline::scan::changed_paths::{ChangedPaths, PathKey};
+    let fx = Fixture::build("history.sh");
+    // Each commit with its first parent, and the raw paths (one is not UTF-8) of its diff against that parent, as
+    // git lists them.
+    let lines = fx.git("", ["rev-list", "--all", "--parents"]);
+    let commits: Vec<(ObjectId, Option<ObjectId>)> = lines
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let mut ids = line.split(|&b| b == b' ').map(oid);
+            (ids.next().unwrap(), ids.next())
+        })
+        .collect();
+    let changed: Vec<Vec<Vec<u8>>> = commits
+        .iter()
+        .map(|(id, parent)| {
+            let mut args = vec!["diff-tree".to_owned(), "-r".into(), "-z".into(), "--name-only".into()];
+            args.extend(["--no-renames".into(), "--no-commit-id".into()]);
+            match parent {
+                Some(parent) => args.extend([parent.to_string(), id.to_string()]),
+                None => args.extend(["--root".into(), id.to_string()]),
+            }
+            let out = fx.git("", &args);
+            out.split(|&b| b == 0)
+                .filter(|p| !p.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
+        .collect();
+    let all: BTreeSet<Vec<u8>> = changed.iter().flatten().cloned().collect();
+    assert!(all.iter().any(|path| std::str::from_utf8(path).is_err()));
+
+    let info = fx.path(".git/objects/info");
+    for version in ["1", "2"] {
+        for split in [false, true] {
+            let _ = std::fs::remove_file(info.join("commit-graph"));
+            let _ = std::fs::remove_dir_all(info.join("commit-graphs"));
+            let config = format!("commitGraph.changedPathsVersion={version}");
+            if split {
+                // A base layer with the oldest half of the history, then a layer with the rest.
+                let base = commits[commits.len() / 2].0.to_string();
+                let mut cmd = isolated("git", &fx.path(""), &fx.home);
+                cmd.args([
+                    "-c",
+                    &config,
+                    "commit-graph",
+                    "write",
+                    "--split=no-merge",
+                    "--changed-paths",
+                    "--stdin-commits",
+                ]);
+                cmd.stdin(Stdio::piped());
+                let mut child = cmd.spawn().unwrap();
+                std::io::Write::write_all(&mut child.stdin.take().unwrap(), base.as_bytes()).unwrap();
+                assert!(child.wait().unwrap().success());
+                fx.git(
+                    "",
+                    [
+                        "-c",
+                        &config,
+                        "commit-graph",
+                        "write",
+                        "--reachable",
+                        "--split=no-merge",
+                        "--changed-paths",
+                    ],
+                );
+                let chain = std::fs::read_to_string(info.join("commit-graphs/commit-graph-chain")).unwrap();
+                assert_eq!(chain.lines().count(), 2, "two layers");
+            } else {
+                fx.git(
+                    "",
+                    ["-c", &config, "commit-graph", "write", "--reachable", "--changed-paths"],
+                );
+            }
+            let filters = ChangedPaths::open(&fx.path(".git/objects"), gix::hash::Kind::Sha1);
+            let (mut asked, mut ruled_out) = (0, 0);
+            for ((id, _), paths) in commits.iter().zip(&changed) {
+                let filter = filters
+                    .filter(id)
+                    .unwrap_or_else(|| panic!("a filter for {id} (v{version}, split {split})"));
+                for path in &all {
+                    let maybe = filter.may_have_changed(&PathKey::new(path));
+                    if paths.contains(path) {
+                        assert!(maybe, "{id} changed {:?} (v{version}, split {split})", lossy(path));
+                    } else {
+                        asked += 1;
+                        ruled_out += usize::from(!maybe);
+                    }
+                }
+            }
+            assert!(
+                ruled_out * 10 >= asked * 7,
+                "only {ruled_out} of {asked} unchanged paths ruled out"
+            );
+            assert_restricted_diffs_equal_the_whole_diff(&fx.open(""));
+        }
+    }
 }
 
 #[test]

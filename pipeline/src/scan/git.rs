@@ -60,6 +60,7 @@ use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 use gix::objs::tree::{EntryKind, EntryMode};
 use rayon::prelude::*;
 
+use super::changed_paths::{ChangedPaths, PathKey};
 use super::commits::{
     CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
 };
@@ -248,7 +249,8 @@ pub fn diffs_of_known(
 ) -> Result<Vec<CommitDiff>, GitScanError> {
     let ids: Vec<ObjectId> = requests.iter().map(|request| request.id).collect();
     let shallow_commits = shallow_commits(&repo.to_thread_local())?;
-    let differs = PerThread::new(|| TreeDiffer::new(thread_handle(repo), known));
+    let changed_paths = ChangedPaths::of_repository(&repo.to_thread_local());
+    let differs = PerThread::new(|| TreeDiffer::new(thread_handle(repo), known, &changed_paths));
     let changes = requests
         .par_iter()
         .map(|request| {
@@ -1172,6 +1174,9 @@ fn classify(old: Option<(EntryKind, ObjectId)>, new: Option<(EntryKind, ObjectId
 struct TreeDiffer<'k> {
     repo: gix::Repository,
     known: &'k KnownCommits,
+    changed_paths: &'k ChangedPaths,
+    /// The filter keys of the last path set a restricted diff asked about, by the set's address.
+    keys: Option<(usize, Vec<PathKey>)>,
     roots: RootLookups,
     state: gix::diff::tree::State,
     commit_buf: Vec<u8>,
@@ -1180,10 +1185,12 @@ struct TreeDiffer<'k> {
 }
 
 impl<'k> TreeDiffer<'k> {
-    fn new(repo: gix::Repository, known: &'k KnownCommits) -> Self {
+    fn new(repo: gix::Repository, known: &'k KnownCommits, changed_paths: &'k ChangedPaths) -> Self {
         TreeDiffer {
             repo,
             known,
+            changed_paths,
+            keys: None,
             roots: RootLookups::default(),
             state: Default::default(),
             commit_buf: Vec::new(),
@@ -1249,6 +1256,21 @@ impl TreeDiffer<'_> {
             changes.retain(|change| only.contains(&change.path));
             return Ok(changes);
         }
+        let filter = std::ptr::from_ref(only).addr();
+        // The commit-graph's filter answers most of these without a tree (a shallow commit is diffed against
+        // nothing, its filter against its parent).
+        if !shallow && let Some(bloom) = self.changed_paths.filter(&id) {
+            let keys = match &self.keys {
+                Some((set, keys)) if *set == filter => keys,
+                _ => {
+                    let keys = only.iter().map(|path| PathKey::new(path.as_bytes())).collect();
+                    &self.keys.insert((filter, keys)).1
+                }
+            };
+            if !keys.iter().any(|key| bloom.may_have_changed(key)) {
+                return Ok(Vec::new());
+            }
+        }
         let objects = Objects::new(&self.repo);
         let (old_tree, new_tree) = diff_trees(self.known, &objects, &mut self.commit_buf, id, shallow)?;
         let mut changes = Vec::new();
@@ -1257,7 +1279,6 @@ impl TreeDiffer<'_> {
         }
         let wanted: Vec<&str> = only.iter().map(String::as_str).collect();
         let level = Level::of(&wanted, 0);
-        let filter = std::ptr::from_ref(only).addr();
         let (roots, buf) = (&mut self.roots, &mut self.old_tree);
         let found = level.found([old_tree, Some(new_tree)], |tree| {
             roots.lookup(&objects, buf, id, tree, filter, &level.names)
@@ -1453,7 +1474,9 @@ fn find_entries(data: &[u8], hash_len: usize, names: &[&[u8]]) -> Result<Vec<Sid
             break;
         }
         if lengths & (1 << name.len().min(63)) != 0
-            && let Some(index) = names.iter().position(|wanted| *wanted == name)
+            && let Some(index) = names
+                .iter()
+                .position(|wanted| wanted.first() == name.first() && *wanted == name)
         {
             let mode = EntryMode::from_bytes(&data[pos..space]).ok_or("a tree entry with an invalid mode")?;
             if found[index]

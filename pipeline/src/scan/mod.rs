@@ -1,6 +1,7 @@
 //! Scanners: read and normalise inputs into typed rows. They know nothing about experiments.
 
 pub mod board;
+pub mod changed_paths;
 pub mod commits;
 pub mod corpus;
 pub mod git;
