@@ -90,7 +90,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -574,6 +574,7 @@ struct Matchers {
     review_keywords: text::Keywords,
     ci_paths: text::PathFragments,
     ignore_paths: text::PathFragments,
+    sha_markers: text::ShaMarkers,
 }
 
 impl Matchers {
@@ -584,6 +585,7 @@ impl Matchers {
             review_keywords: text::Keywords::new(&spec.classify.review_keywords),
             ci_paths: text::PathFragments::new(&spec.classify.ci_paths),
             ignore_paths: text::PathFragments::new(&spec.fix_after_change.ignore_paths),
+            sha_markers: text::ShaMarkers::new(&spec.revert.sha_markers),
         }
     }
 }
@@ -611,11 +613,7 @@ impl Parsed {
             revert: text::revert_form(&row.subject, &spec.revert),
             // The subject too: git's subject is the whole first paragraph, and a message without a blank line after
             // its first line (`git-gui: Revert "…"` / `This reverts commit …`) has the marker there.
-            marker_shas: text::marker_shas(
-                &format!("{}\n{}", row.subject, row.body),
-                &spec.revert.sha_markers,
-                spec.min_sha_len,
-            ),
+            marker_shas: text::marker_shas(&[&row.subject, &row.body], &matchers.sha_markers, spec.min_sha_len),
             fixes_shas,
             fixes_not_sha,
             fix: text::has_type(&row.subject, &spec.fix_after_change.types)
@@ -658,16 +656,16 @@ struct History<'a> {
     matchers: Matchers,
     rows: Vec<&'a CommitRow>,
     parsed: Vec<Parsed>,
-    position: BTreeMap<ObjectId, usize>,
+    position: HashMap<ObjectId, usize>,
     /// (id, position), sorted by id (the order of their hex spellings): abbreviated SHAs resolve by a range search.
     by_id: Vec<(ObjectId, usize)>,
     /// Subject → positions, ascending (newest first).
-    by_subject: BTreeMap<&'a str, Vec<usize>>,
+    by_subject: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> History<'a> {
     fn new(commits: &'a [CommitRow], spec: &P2Spec, summary: &mut HistorySummary) -> Self {
-        let mut seen = BTreeSet::new();
+        let mut seen = HashSet::new();
         let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
         summary.duplicate_commits = (commits.len() - order.len()) as u64;
         order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
@@ -678,7 +676,7 @@ impl<'a> History<'a> {
         let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
         let mut by_id: Vec<(ObjectId, usize)> = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
         by_id.sort();
-        let mut by_subject: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut by_subject: HashMap<&str, Vec<usize>> = HashMap::new();
         for (pos, row) in rows.iter().enumerate() {
             by_subject.entry(row.subject.trim()).or_default().push(pos);
         }

@@ -205,22 +205,40 @@ pub(crate) fn leading_sha(text: &str, min_len: usize) -> Option<String> {
     ((min_len..=MAX_SHA_LEN).contains(&end) && !next_is_word).then(|| text[..end].to_ascii_lowercase())
 }
 
-/// Every SHA that follows one of `markers` in `body`, in order of appearance, without repeats.
-pub(crate) fn marker_shas(body: &str, markers: &[String], min_len: usize) -> Vec<String> {
-    let lower = body.to_ascii_lowercase();
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for marker in markers {
-        let marker = marker.to_ascii_lowercase();
-        if marker.is_empty() {
-            continue;
+/// Markers that introduce a SHA (`This reverts commit`), matched ASCII case-insensitively.
+#[derive(Debug, Clone)]
+pub(crate) struct ShaMarkers(Vec<memchr::memmem::Finder<'static>>);
+
+impl ShaMarkers {
+    pub(crate) fn new(markers: &[String]) -> Self {
+        Self(
+            markers
+                .iter()
+                .filter(|marker| !marker.is_empty())
+                .map(|marker| memchr::memmem::Finder::new(marker.to_ascii_lowercase().as_bytes()).into_owned())
+                .collect(),
+        )
+    }
+}
+
+/// Every SHA that follows one of `markers` in `lines` (joined by newlines), in order of appearance, without
+/// repeats.
+pub(crate) fn marker_shas(lines: &[&str], markers: &ShaMarkers, min_len: usize) -> Vec<String> {
+    let mut lower = String::with_capacity(lines.iter().map(|line| line.len() + 1).sum());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            lower.push('\n');
         }
-        let mut from = 0;
-        while let Some(at) = lower[from..].find(&marker) {
-            let after = from + at + marker.len();
-            if let Some(sha) = leading_sha(&lower[after..], min_len) {
-                found.push((from + at, sha));
+        lower.push_str(line);
+    }
+    lower.make_ascii_lowercase();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for marker in &markers.0 {
+        for at in marker.find_iter(lower.as_bytes()) {
+            // A marker is ASCII, so `at + len` is a character boundary.
+            if let Some(sha) = leading_sha(&lower[at + marker.needle().len()..], min_len) {
+                found.push((at, sha));
             }
-            from = after;
         }
     }
     found.sort();
@@ -342,7 +360,7 @@ mod tests {
                     this REVERTS commit ABCDEF1, and this reverts commit abcdef1 again; \
                     This reverts commit decade (too short), This reverts commit abcdef12x.";
         assert_eq!(
-            marker_shas(body, &markers, 7),
+            marker_shas(&[body], &ShaMarkers::new(&markers), 7),
             ["0123456789abcdef0123456789abcdef01234567", "abcdef1"]
         );
         assert_eq!(
