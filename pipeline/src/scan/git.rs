@@ -803,11 +803,16 @@ fn decode_message<'a>(message: &'a [u8], encoding: Option<&[u8]>) -> (Cow<'a, st
             b"latin1" | b"latin-1" | b"l1" | b"iso-8859-1" | b"iso8859-1" | b"iso_8859-1" | b"iso88591"
         )
     });
-    let non_utf8 = std::str::from_utf8(message).is_err();
+    let utf8 = std::str::from_utf8(message);
+    let non_utf8 = utf8.is_err();
     if latin1 && !message.is_ascii() {
         (Cow::Owned(message.iter().map(|&b| char::from(b)).collect()), non_utf8)
     } else {
-        (String::from_utf8_lossy(message), non_utf8)
+        // Validated once: most messages are UTF-8, and the lossy decoder validates more slowly.
+        (
+            utf8.map_or_else(|_| String::from_utf8_lossy(message), Cow::Borrowed),
+            non_utf8,
+        )
     }
 }
 
