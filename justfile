@@ -82,9 +82,9 @@ bench-corpus *args:
 p2 *args:
     cargo run --quiet --release --bin phase0 -- p2 {{args}}
 
-# P2 benchmark against `git log --name-only` on REPO (a clone of a large repository, e.g. git/git)
-bench-p2 REPO:
-    bench/p2.sh {{REPO}}
+# P2 benchmark against `git log --name-only` on a large clone (git/git) at REVS (default HEAD); CHANGED_PATHS=1: with Bloom filters
+bench-p2 REPO *REVS:
+    bench/p2.sh {{REPO}} {{REVS}}
 
 # P3 detectability over board exports: `just p3 data/p3/jira.json` (every `phase0 p3` flag works)
 p3 *args:

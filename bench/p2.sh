@@ -4,6 +4,11 @@
 # of one repository (how time grows with the number of commits).
 #
 #   bench/p2.sh REPO [REV...]      default revisions: HEAD
+#   CHANGED_PATHS=1 bench/p2.sh REPO [REV...]
+#
+# With CHANGED_PATHS=1 both run on a clone of REPO that shares its objects (`git clone --bare --shared`, made once
+# under $WORK) and has a commit-graph with changed-path Bloom filters (`git commit-graph write --reachable
+# --changed-paths`), which phase0 reads and git log --name-only does not need; REPO itself is not changed.
 #
 # Needs hyperfine and GNU time (/usr/bin/time). Results: $OUT (default target/bench) as hyperfine JSON/Markdown,
 # plus peak memory lines printed at the end. Example (BENCHMARKS.md): bench/p2.sh ~/src/git v1.6.0 v2.20.0 HEAD
@@ -17,16 +22,26 @@ shift
 revs=("$@")
 [ ${#revs[@]} -gt 0 ] || revs=(HEAD)
 mkdir -p "$out" "$work"
+if [ "${CHANGED_PATHS:-0}" = 1 ]; then
+  clone=$work/changed-paths.git
+  if [ ! -f "$clone/objects/info/commit-graph" ]; then
+    rm -rf "$clone"
+    git clone --quiet --bare --shared "$repo" "$clone"
+    git -C "$clone" -c commitGraph.changedPathsVersion=2 commit-graph write --reachable --changed-paths
+  fi
+  repo=$clone
+  tag=-changed-paths
+fi
 cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml" --bin phase0
 phase0=${CARGO_TARGET_DIR:-$here/target}/release/phase0
 
 for rev in "${revs[@]}"; do
   commits=$(git -C "$repo" rev-list --count "$rev")
   echo "$repo at $rev: $commits commits"
-  p2="$phase0 p2 --repo $repo --rev $rev --out $work/p2-$rev --as-of 2026-11-21"
+  p2="$phase0 p2 --repo $repo --rev $rev --out $work/p2-$rev${tag:-} --as-of 2026-11-21"
   log="git -C $repo -c core.quotePath=false log --no-renames --name-only --format=%H%x00%P%x00%at%x00%s $rev"
   hyperfine --warmup 1 --runs "$runs" \
-    --export-json "$out/p2-$rev.json" --export-markdown "$out/p2-$rev.md" \
+    --export-json "$out/p2-$rev${tag:-}.json" --export-markdown "$out/p2-$rev${tag:-}.md" \
     -n "phase0 p2 ($rev)" "$p2" \
     -n "git log --name-only ($rev)" "$log > /dev/null"
   for cmd in "$p2" "$log"; do
