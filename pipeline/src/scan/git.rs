@@ -44,8 +44,10 @@
 //!   counts are 0 and `binary` is false. Line hashes follow our Myers edit script, before
 //!   git's cosmetic slider heuristics, so for ambiguous hunks their order can be a rotation of git's.
 //!   A restricted diff ([`DiffRequest::among`]) lists exactly what the whole diff lists at its paths, reading
-//!   only the trees on the way to them. [`diffs_of_known`] takes the tree and first parent of walked commits
-//!   from [`KnownCommits`] instead of reading the commit objects again.
+//!   only the trees on the way to them, and none when the commit-graph's changed-path Bloom filters
+//!   ([`super::changed_paths`]) rule every path out (never for a shallow commit, whose diff is against nothing).
+//!   [`diffs_of_known`] takes the tree and first parent of walked commits from [`KnownCommits`] instead of
+//!   reading the commit objects again.
 //! - **Paths** are repository-relative, `/`-separated, lossy UTF-8, sorted by the bytes of that string.
 //! - **Errors** name the path, the revision or the missing object; no input makes the scanner panic.
 
