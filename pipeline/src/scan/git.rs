@@ -1263,15 +1263,15 @@ impl TreeDiffer<'_> {
             changes.retain(|change| only.contains(&change.path));
             return Ok(changes);
         }
-        let filter = std::ptr::from_ref(only).addr();
+        let set = std::ptr::from_ref(only).addr();
         // The commit-graph's filter answers most of these without a tree (a shallow commit is diffed against
         // nothing, its filter against its parent).
         if !shallow && let Some(bloom) = self.changed_paths.filter(&id) {
             let keys = match &self.keys {
-                Some((set, keys)) if *set == filter => keys,
+                Some((keys_set, keys)) if *keys_set == set => keys,
                 _ => {
                     let keys = only.iter().map(|path| PathKey::new(path.as_bytes())).collect();
-                    &self.keys.insert((filter, keys)).1
+                    &self.keys.insert((set, keys)).1
                 }
             };
             if !keys.iter().any(|key| bloom.may_have_changed(key)) {
@@ -1288,7 +1288,7 @@ impl TreeDiffer<'_> {
         let level = Level::of(&wanted, 0);
         let (roots, buf) = (&mut self.roots, &mut self.old_tree);
         let found = level.found([old_tree, Some(new_tree)], |tree| {
-            roots.lookup(&objects, buf, id, tree, filter, &level.names)
+            roots.lookup(&objects, buf, id, tree, set, &level.names)
         })?;
         compare_level(&objects, &mut self.old_tree, id, &level, found, 0, &mut changes)?;
         changes.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
@@ -1304,24 +1304,24 @@ struct RootLookups(VecDeque<(ObjectId, usize, Vec<Side>)>);
 impl RootLookups {
     const KEEP: usize = 16;
 
-    /// [`lookup`], remembered for the path set at address `filter` (each call's sets live until it ends).
+    /// [`lookup`], remembered for the path set at address `set` (each call's sets live until it ends).
     fn lookup(
         &mut self,
         objects: &Objects<'_>,
         buf: &mut Vec<u8>,
         id: ObjectId,
         tree: ObjectId,
-        filter: usize,
+        set: usize,
         names: &[&[u8]],
     ) -> Result<Vec<Side>, GitScanError> {
-        if let Some((.., found)) = self.0.iter().find(|(t, f, _)| *t == tree && *f == filter) {
+        if let Some((.., found)) = self.0.iter().find(|(t, s, _)| *t == tree && *s == set) {
             return Ok(found.clone());
         }
         let found = lookup(objects, buf, id, tree, names)?;
         if self.0.len() == Self::KEEP {
             self.0.pop_front();
         }
-        self.0.push_back((tree, filter, found.clone()));
+        self.0.push_back((tree, set, found.clone()));
         Ok(found)
     }
 }
