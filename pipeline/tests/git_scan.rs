@@ -1083,6 +1083,39 @@ fn changed_path_filters_written_by_git_rule_out_only_unchanged_paths() {
     }
 }
 
+/// The repository's configuration turns the filters off as it does for git; the commit-graph is otherwise read.
+#[test]
+fn changed_path_filters_follow_the_repository_configuration() {
+    use pipeline::scan::changed_paths::ChangedPaths;
+    let fx = Fixture::build("history.sh");
+    fx.git("", ["commit-graph", "write", "--reachable", "--changed-paths"]);
+    let read = |settings: &[(&str, &str)]| {
+        for key in [
+            "core.commitGraph",
+            "commitGraph.readChangedPaths",
+            "commitGraph.changedPathsVersion",
+        ] {
+            let _ = isolated("git", &fx.path(""), &fx.home)
+                .args(["config", "--unset", key])
+                .output();
+        }
+        for (key, value) in settings {
+            fx.git("", ["config", key, value]);
+        }
+        !ChangedPaths::of_repository(&fx.open("").to_thread_local()).is_empty()
+    };
+    assert!(read(&[]));
+    assert!(!read(&[("core.commitGraph", "false")]));
+    assert!(!read(&[("commitGraph.readChangedPaths", "false")]));
+    assert!(!read(&[("commitGraph.changedPathsVersion", "0")]));
+    // The version setting takes precedence over the deprecated one.
+    assert!(read(&[
+        ("commitGraph.readChangedPaths", "false"),
+        ("commitGraph.changedPathsVersion", "2")
+    ]));
+    assert!(read(&[("commitGraph.changedPathsVersion", "-1")]));
+}
+
 #[test]
 fn change_kinds_and_counts_of_specific_commits() {
     let fx = Fixture::build("history.sh");

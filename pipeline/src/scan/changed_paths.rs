@@ -77,8 +77,11 @@ impl ChangedPaths {
     /// replaces objects (then git ignores the commit-graph too).
     pub fn of_repository(repo: &gix::Repository) -> Self {
         let config = repo.config_snapshot();
-        let disabled = config.boolean("commitGraph.readChangedPaths") == Some(false)
-            || config.integer("commitGraph.changedPathsVersion") == Some(0);
+        // `changedPathsVersion` takes precedence over the deprecated `readChangedPaths`, as in git.
+        let disabled = match config.integer("commitGraph.changedPathsVersion") {
+            Some(version) => version == 0,
+            None => config.boolean("commitGraph.readChangedPaths") == Some(false),
+        };
         if disabled || !matches!(repo.commit_graph_if_enabled(), Ok(Some(_))) {
             return ChangedPaths::default();
         }
