@@ -49,21 +49,21 @@ impl ChangedPaths {
     /// them); empty when there is none, it has no filters, or it cannot be read.
     pub fn open(objects: &Path, object_hash: gix::hash::Kind) -> Self {
         let info = objects.join("info");
-        let files = match std::fs::metadata(info.join("commit-graph")) {
-            Ok(_) => vec![info.join("commit-graph")],
-            Err(_) => {
-                let dir = info.join("commit-graphs");
-                std::fs::read_to_string(dir.join("commit-graph-chain"))
-                    .map(|chain| {
-                        chain
-                            .lines()
-                            .map(str::trim)
-                            .filter(|line| !line.is_empty())
-                            .map(|hash| dir.join(format!("graph-{hash}.graph")))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            }
+        let single = info.join("commit-graph");
+        let files = if single.is_file() {
+            vec![single]
+        } else {
+            let dir = info.join("commit-graphs");
+            std::fs::read_to_string(dir.join("commit-graph-chain"))
+                .map(|chain| {
+                    chain
+                        .lines()
+                        .map(str::trim)
+                        .filter(|line| !line.is_empty())
+                        .map(|hash| dir.join(format!("graph-{hash}.graph")))
+                        .collect()
+                })
+                .unwrap_or_default()
         };
         let layers = files
             .iter()
@@ -108,12 +108,12 @@ impl Layer {
         let file = std::fs::File::open(path).ok()?;
         // SAFETY: git replaces commit-graph files by renaming new ones into place, never writes them in place.
         let data = unsafe { Mmap::map(&file) }.ok()?;
-        let hash_version = match hash_len {
+        let object_hash_version = match hash_len {
             20 => 1,
             32 => 2,
             _ => return None,
         };
-        if data.get(..4)? != b"CGPH" || *data.get(4)? != 1 || *data.get(5)? != hash_version {
+        if data.get(..4)? != b"CGPH" || *data.get(4)? != 1 || *data.get(5)? != object_hash_version {
             return None;
         }
         let chunk_count = usize::from(*data.get(6)?);
@@ -156,14 +156,13 @@ impl Layer {
     fn filter(&self, id: &[u8]) -> Option<Filter<'_>> {
         let data = &self.data[..];
         let first = usize::from(*id.first()?);
-        let lo = if first == 0 {
+        let mut lo = if first == 0 {
             0
         } else {
             be32(data, self.fanout + (first - 1) * 4)? as usize
         };
-        let hi = (be32(data, self.fanout + first * 4)? as usize).min(self.commits);
+        let mut hi = (be32(data, self.fanout + first * 4)? as usize).min(self.commits);
         let id_at = |pos: usize| &data[self.ids + pos * self.hash_len..self.ids + (pos + 1) * self.hash_len];
-        let (mut lo, mut hi) = (lo, hi);
         let pos = loop {
             if lo >= hi {
                 return None;
