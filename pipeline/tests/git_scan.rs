@@ -404,6 +404,36 @@ fn commit_graph_is_used_when_present() {
     assert_eq!(ids.len(), 19);
 }
 
+/// With a commit-graph, the walk reads the commits it knows in chunks beside the traversal; the rows and their
+/// order must be exactly those of the walk that reads every commit object, on a history of several chunks.
+#[test]
+fn walk_with_a_commit_graph_equals_the_walk_without() {
+    let fx = Fixture::build("wide.sh");
+    let options = [
+        WalkOptions::default(),
+        WalkOptions {
+            first_parent: true,
+            ..Default::default()
+        },
+    ];
+    let without: Vec<History> = options
+        .iter()
+        .map(|options| git::walk(&fx.open(""), options).unwrap())
+        .collect();
+    assert_eq!(without[0].commits.len(), 3200);
+    assert_eq!(without[1].commits.len(), 2200);
+    let ids: Vec<ObjectId> = without[0].commits.iter().map(|c| c.id).collect();
+    let expected: Vec<ObjectId> = git_log(&fx, "", &[]).iter().map(|c| c.id).collect();
+    assert_eq!(ids, expected);
+
+    fx.git("", ["commit-graph", "write", "--reachable"]);
+    assert!(fx.path(".git/objects/info/commit-graph").is_file());
+    for (options, without) in options.iter().zip(&without) {
+        let with = git::walk(&fx.open(""), options).unwrap();
+        assert!(with == *without, "first_parent: {}", options.first_parent);
+    }
+}
+
 #[test]
 fn trailers_match_git() {
     let fx = Fixture::build("history.sh");

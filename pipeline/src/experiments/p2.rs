@@ -90,7 +90,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -656,7 +656,8 @@ struct History<'a> {
     matchers: Matchers,
     rows: Vec<&'a CommitRow>,
     parsed: Vec<Parsed>,
-    position: HashMap<ObjectId, usize>,
+    /// Keyed with gix's id hasher (an id's leading bytes): the diff batches look up every returned id.
+    position: gix::hashtable::HashMap<ObjectId, usize>,
     /// (id, position), sorted by id (the order of their hex spellings): abbreviated SHAs resolve by a range search.
     by_id: Vec<(ObjectId, usize)>,
     /// Subject → positions, ascending (newest first).
@@ -665,21 +666,28 @@ struct History<'a> {
 
 impl<'a> History<'a> {
     fn new(commits: &'a [CommitRow], spec: &P2Spec, summary: &mut HistorySummary) -> Self {
-        let mut seen = HashSet::new();
+        let mut seen = gix::hashtable::HashSet::default();
         let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
         summary.duplicate_commits = (commits.len() - order.len()) as u64;
         order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
         let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
         let matchers = Matchers::new(spec);
-        // Message parsing (the pattern matching) is most of the analysis's own time on a long history.
-        let parsed: Vec<Parsed> = rows.par_iter().map(|row| Parsed::new(row, spec, &matchers)).collect();
-        let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-        let mut by_id: Vec<(ObjectId, usize)> = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-        by_id.sort();
-        let mut by_subject: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (pos, row) in rows.iter().enumerate() {
-            by_subject.entry(row.subject.trim()).or_default().push(pos);
-        }
+        // Message parsing (the pattern matching) is most of the analysis's own time on a long history; the
+        // lookups are built beside it, so that their sequential work does not leave the other threads idle.
+        let (parsed, (position, by_id, by_subject)) = rayon::join(
+            || -> Vec<Parsed> { rows.par_iter().map(|row| Parsed::new(row, spec, &matchers)).collect() },
+            || {
+                let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+                let mut by_id: Vec<(ObjectId, usize)> =
+                    rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+                by_id.sort_unstable();
+                let mut by_subject: HashMap<&str, Vec<usize>> = HashMap::new();
+                for (pos, row) in rows.iter().enumerate() {
+                    by_subject.entry(row.subject.trim()).or_default().push(pos);
+                }
+                (position, by_id, by_subject)
+            },
+        );
         summary.commits = rows.len() as u64;
         summary.merges = parsed.iter().filter(|p| p.merge).count() as u64;
         Self {
@@ -757,7 +765,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         paths_wanted.insert(failure.remedy);
         paths_wanted.extend(failure.failing);
     }
-    let mut got: BTreeMap<usize, CommitDiff> = BTreeMap::new();
+    let mut got = Diffs::new(&history);
     let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
 
@@ -767,7 +775,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     let fix_paths: Vec<BTreeSet<&str>> = candidates
         .iter()
         .map(|(fix, _)| {
-            got.get(fix).map_or_else(BTreeSet::new, |diff| {
+            got.get(*fix).map_or_else(BTreeSet::new, |diff| {
                 diff.files
                     .iter()
                     .map(|file| file.path.as_str())
@@ -776,16 +784,17 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             })
         })
         .collect();
-    let mut covering: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // Per position, the fixes (their indexes in `candidates`) whose window holds that candidate.
+    let mut covering: Vec<Vec<usize>> = vec![Vec::new(); history.rows.len()];
     for (index, ((_, chosen), paths)) in candidates.iter().zip(&fix_paths).enumerate() {
-        for &candidate in chosen.iter().filter(|pos| !paths.is_empty() && !got.contains_key(pos)) {
-            covering.entry(candidate).or_default().push(index);
+        for &candidate in chosen.iter().filter(|&&pos| !paths.is_empty() && !got.contains(pos)) {
+            covering[candidate].push(index);
         }
     }
     // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them.
     let mut shared: Option<(&[usize], Arc<BTreeSet<String>>)> = None;
-    let mut among: Vec<DiffRequest> = Vec::with_capacity(covering.len());
-    for (&candidate, fixes) in &covering {
+    let mut among: Vec<DiffRequest> = Vec::new();
+    for (candidate, fixes) in covering.iter().enumerate().filter(|(_, fixes)| !fixes.is_empty()) {
         let paths = match &shared {
             Some((same, paths)) if *same == fixes.as_slice() => Arc::clone(paths),
             _ => {
@@ -800,14 +809,15 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         };
         among.push(DiffRequest::among(history.rows[candidate].id, paths));
     }
-    let mut touched: BTreeMap<usize, CommitDiff> = BTreeMap::new();
+    drop(covering);
+    let mut touched = Diffs::new(&history);
     fetch(&history, among, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
 
     // Link each fix to the most recent candidate sharing a path.
     for ((fix, chosen), paths) in candidates.into_iter().zip(&fix_paths) {
         let linked = chosen.into_iter().find(|candidate| {
-            got.get(candidate)
-                .or_else(|| touched.get(candidate))
+            got.get(*candidate)
+                .or_else(|| touched.get(*candidate))
                 .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
         });
         if linked.is_some() {
@@ -834,7 +844,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         .iter()
         .filter(|p| p.kind == FailureKind::FixAfterChange)
         .filter_map(|p| p.failing)
-        .filter(|pos| !got.contains_key(pos))
+        .filter(|&pos| !got.contains(pos))
         .collect();
     let whole = requests(&history, linked.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
@@ -847,8 +857,8 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         .iter()
         .filter(|p| p.kind != FailureKind::Revert && !(p.kind == FailureKind::FixAfterChange && p.failing.is_none()))
     {
-        let remedy = got.get(&p.remedy);
-        if !classify::needs_line_hashes(p, &history, remedy, p.failing.and_then(|pos| got.get(&pos)), spec) {
+        let remedy = got.get(p.remedy);
+        if !classify::needs_line_hashes(p, &history, remedy, p.failing.and_then(|pos| got.get(pos)), spec) {
             continue;
         }
         lines_wanted.insert(p.remedy, None);
@@ -866,7 +876,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
 
     pending.sort_by_key(|p| p.remedy);
     let failures: Vec<Failure> = pending
-        .iter()
+        .par_iter()
         .map(|p| classify::failure(p, &history, &got, spec))
         .collect();
     Ok(aggregate(failures, summary, spec))
@@ -875,13 +885,32 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
 /// The files of a commit whose line detail is wanted: `None` for all.
 type LineScope = Option<BTreeSet<String>>;
 
-/// Asks for the diffs of `requests` (one call, none when empty) and files them by position.
+/// Diffs by walked position. The linking looks candidates up hundreds of thousands of times on a long history,
+/// and a batch files tens of thousands of diffs: a slot per commit makes both direct.
+pub(super) struct Diffs(Vec<Option<CommitDiff>>);
+
+impl Diffs {
+    fn new(history: &History<'_>) -> Self {
+        Diffs(std::iter::repeat_with(|| None).take(history.rows.len()).collect())
+    }
+
+    pub(super) fn get(&self, pos: usize) -> Option<&CommitDiff> {
+        self.0.get(pos).and_then(Option::as_ref)
+    }
+
+    fn contains(&self, pos: usize) -> bool {
+        self.get(pos).is_some()
+    }
+}
+
+/// Asks for the diffs of `requests` (one call, none when empty) and files them by position, replacing a diff
+/// filed before (a path-only diff by its line detail).
 fn fetch<E>(
     history: &History<'_>,
     requests: Vec<DiffRequest>,
     detail: DiffDetail,
     diffs: &mut DiffSource<'_, E>,
-    got: &mut BTreeMap<usize, CommitDiff>,
+    got: &mut Diffs,
     summary: &mut HistorySummary,
 ) -> Result<(), E> {
     if requests.is_empty() {
@@ -889,20 +918,26 @@ fn fetch<E>(
     }
     summary.diff_batches += 1;
     summary.diffs_requested += requests.len() as u64;
-    let wanted: BTreeSet<usize> = requests
-        .iter()
-        .filter_map(|request| history.position.get(&request.id).copied())
-        .collect();
-    let mut returned = BTreeSet::new();
-    for diff in diffs(&requests, detail)? {
-        if let Some(&pos) = history.position.get(&diff.id)
-            && wanted.contains(&pos)
-        {
-            returned.insert(pos);
-            got.insert(pos, diff);
+    // Per position: 0 not asked for, 1 asked for, 2 returned.
+    let mut state = vec![0u8; history.rows.len()];
+    let mut wanted = 0u64;
+    for pos in requests.iter().filter_map(|request| history.position.get(&request.id)) {
+        if state[*pos] == 0 {
+            state[*pos] = 1;
+            wanted += 1;
         }
     }
-    summary.diffs_missing += (wanted.len() - returned.len()) as u64;
+    let mut returned = 0u64;
+    for diff in diffs(&requests, detail)? {
+        if let Some(&pos) = history.position.get(&diff.id)
+            && state[pos] != 0
+        {
+            returned += u64::from(state[pos] == 1);
+            state[pos] = 2;
+            got.0[pos] = Some(diff);
+        }
+    }
+    summary.diffs_missing += wanted - returned;
     Ok(())
 }
 

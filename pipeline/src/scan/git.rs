@@ -230,7 +230,7 @@ impl KnownCommits {
             .iter()
             .filter_map(|commit| Some((commit.id, commit.tree?, commit.parents.first().copied())))
             .collect();
-        known.sort_unstable_by_key(|(id, ..)| *id);
+        known.par_sort_unstable_by_key(|(id, ..)| *id);
         known.dedup_by_key(|(id, ..)| *id);
         KnownCommits(known)
     }
@@ -581,7 +581,8 @@ type Visited = (Option<Decoded>, Vec<ObjectId>);
 /// The breadth-first walk. Breadth-first layers of real histories are wide (git.git: 82k commits in 1,247
 /// layers), so each layer's commit objects are read and decoded in parallel, and the walk order stays exactly
 /// that of a sequential breadth-first traversal. Commits that the commit-graph knows are not read during the
-/// walk (their parents come from the graph); they are read and decoded in one parallel pass at the end.
+/// walk (their parents come from the graph); they are read and decoded in chunks by the other threads while
+/// the walk goes on through the graph.
 struct Walk<'a, F> {
     handles: PerThread<gix::Repository, F>,
     options: &'a WalkOptions,
@@ -591,16 +592,50 @@ struct Walk<'a, F> {
 /// Below this many commits a layer is read on the calling thread: dispatching costs more than it saves.
 const PARALLEL_LAYER: usize = 4;
 
+/// Commits found in the commit-graph are read in chunks of this many (about 10 ms of work): small enough that
+/// the last chunks spread over the threads, large enough that dispatching them costs nothing.
+const GRAPH_CHUNK: usize = 1024;
+
+/// The decoded commits of the chunks of graph commits, by chunk index.
+type DecodedChunks = Mutex<Vec<(usize, Result<Vec<Visited>, GitScanError>)>>;
+
+/// Every commit in walk order with its row (`None` until read, for the commits the commit-graph gave), and the
+/// positions of the commits the commit-graph gave.
+type Traversed = (Vec<(ObjectId, Option<Decoded>)>, Vec<usize>);
+
 impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
     /// The decoded commits in walk order (`None` for commits outside the time window).
     fn run(&self, repo: &gix::Repository, tip: ObjectId) -> Result<Vec<Option<Decoded>>, GitScanError> {
         // A commit-graph is an optional cache, as in gix's own walk: failing to load it is not an error.
-        let mut graph = repo.commit_graph_if_enabled().ok().flatten();
+        let graph = repo.commit_graph_if_enabled().ok().flatten();
+        let chunks: DecodedChunks = Mutex::new(Vec::new());
+        let (mut walked, from_graph) = rayon::scope(|scope| self.traverse(graph, tip, scope, &chunks))?;
+        let mut chunks = chunks.into_inner().unwrap_or_else(PoisonError::into_inner);
+        chunks.sort_unstable_by_key(|(index, _)| *index);
+        let mut slots = from_graph.into_iter();
+        for (_, decoded) in chunks {
+            for ((decoded, _), i) in decoded?.into_iter().zip(slots.by_ref()) {
+                walked[i].1 = decoded;
+            }
+        }
+        Ok(walked.into_iter().map(|(_, decoded)| decoded).collect())
+    }
+
+    /// The breadth-first traversal: every commit in walk order, decoded unless the commit-graph gave its parents,
+    /// and the positions of those, whose reading it hands to `scope` in chunks that fill `chunks`.
+    fn traverse<'s>(
+        &'s self,
+        mut graph: Option<gix::commitgraph::Graph>,
+        tip: ObjectId,
+        scope: &rayon::Scope<'s>,
+        chunks: &'s DecodedChunks,
+    ) -> Result<Traversed, GitScanError> {
         let mut seen = gix::hashtable::HashSet::default();
         seen.insert(tip);
         let mut layer = vec![tip];
         let mut walked: Vec<(ObjectId, Option<Decoded>)> = Vec::new();
         let mut from_graph: Vec<usize> = Vec::new();
+        let mut dispatched = 0;
         while !layer.is_empty() {
             let mut graph_parents: Vec<Option<Vec<ObjectId>>> = Vec::with_capacity(layer.len());
             for id in &layer {
@@ -654,13 +689,22 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
                 }
             }
             layer = next;
+            let last = layer.is_empty();
+            while from_graph.len() - dispatched >= GRAPH_CHUNK || (last && dispatched < from_graph.len()) {
+                let end = from_graph.len().min(dispatched + GRAPH_CHUNK);
+                let ids: Vec<ObjectId> = from_graph[dispatched..end].iter().map(|&i| walked[i].0).collect();
+                let index = dispatched;
+                dispatched = end;
+                scope.spawn(move |_| {
+                    let decoded = ids.iter().map(|id| self.visit(*id)).collect();
+                    chunks
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((index, decoded));
+                });
+            }
         }
-
-        let ids: Vec<ObjectId> = from_graph.iter().map(|&i| walked[i].0).collect();
-        for (i, (decoded, _)) in from_graph.into_iter().zip(self.visit_all(&ids)?) {
-            walked[i].1 = decoded;
-        }
-        Ok(walked.into_iter().map(|(_, decoded)| decoded).collect())
+        Ok((walked, from_graph))
     }
 
     /// Reads and decodes `ids`, in parallel when there are enough; the first error in `ids` order wins.

@@ -5,24 +5,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use capture::risk::classify_path;
 
 use super::{
-    ClassRule, Failure, FailureKind, History, P2Spec, Pending, SUBJECT_MAX_CHARS, evaluate_risk_floor, short, text,
+    ClassRule, Diffs, Failure, FailureKind, History, P2Spec, Pending, SUBJECT_MAX_CHARS, evaluate_risk_floor, short,
+    text,
 };
 use crate::scan::commits::{CommitDiff, FileDiff, line_hash};
 
 /// The failure row of `pending`, classified with the diffs in `got` (by position in `history`).
-pub(super) fn failure(
-    pending: &Pending,
-    history: &History<'_>,
-    got: &BTreeMap<usize, CommitDiff>,
-    spec: &P2Spec,
-) -> Failure {
+pub(super) fn failure(pending: &Pending, history: &History<'_>, got: &Diffs, spec: &P2Spec) -> Failure {
     let row = history.rows[pending.remedy];
-    let failing_diff = pending.failing.and_then(|pos| got.get(&pos));
+    let failing_diff = pending.failing.and_then(|pos| got.get(pos));
     let floor = failing_diff.map(|diff| {
         let paths: Vec<&str> = diff.files.iter().map(|file| file.path.as_str()).collect();
         evaluate_risk_floor(&paths, None, None, spec.classify.risk_threshold)
     });
-    let rule = classify(pending, history, got.get(&pending.remedy), failing_diff, spec);
+    let rule = classify(pending, history, got.get(pending.remedy), failing_diff, spec);
     let remedy = history.rows[pending.remedy].id.to_string();
     let failing = pending.failing.map(|pos| history.rows[pos].id.to_string());
     Failure {
