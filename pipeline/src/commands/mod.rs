@@ -62,8 +62,7 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
         move |source| CommandError::Write { path, source }
     };
     std::fs::create_dir_all(dir).map_err(write_error(dir))?;
-    let mut staged = Vec::with_capacity(files.len());
-    for (name, bytes) in files {
+    let stage = |name: &str, bytes: &[u8]| -> Result<(tempfile::NamedTempFile, PathBuf), CommandError> {
         let mut builder = tempfile::Builder::new();
         builder.prefix(".tmp-");
         // Temporary files are private (0600) by default; a report is for reading, as if `>` had written it (the
@@ -73,8 +72,22 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
         let mut temp = builder.tempfile_in(dir).map_err(write_error(dir))?;
         std::io::Write::write_all(&mut temp, bytes).map_err(write_error(temp.path()))?;
         temp.as_file().sync_all().map_err(write_error(temp.path()))?;
-        staged.push((temp, dir.join(name)));
-    }
+        Ok((temp, dir.join(name)))
+    };
+    // Each file is written and synced on its own thread: the syncs wait on the disk, not on each other. The first
+    // error in `files` order wins; the other temporary files are removed when dropped.
+    let staged: Vec<(tempfile::NamedTempFile, PathBuf)> = std::thread::scope(|scope| {
+        let staging: Vec<_> = files
+            .iter()
+            .map(|(name, bytes)| scope.spawn(|| stage(name, bytes)))
+            .collect();
+        staging
+            .into_iter()
+            .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .collect::<Result<_, _>>()?;
     let mut written = Vec::with_capacity(staged.len());
     for (temp, path) in staged {
         temp.persist(&path).map_err(|error| CommandError::Write {

@@ -90,7 +90,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -660,8 +660,8 @@ struct History<'a> {
     position: gix::hashtable::HashMap<ObjectId, usize>,
     /// (id, position), sorted by id (the order of their hex spellings): abbreviated SHAs resolve by a range search.
     by_id: Vec<(ObjectId, usize)>,
-    /// Subject → positions, ascending (newest first).
-    by_subject: HashMap<&'a str, Vec<usize>>,
+    /// Subject → positions, ascending (newest first). Hashed with foldhash: all 82k subjects of git.git go in.
+    by_subject: foldhash::HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> History<'a> {
@@ -681,7 +681,7 @@ impl<'a> History<'a> {
                 let mut by_id: Vec<(ObjectId, usize)> =
                     rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
                 by_id.sort_unstable();
-                let mut by_subject: HashMap<&str, Vec<usize>> = HashMap::new();
+                let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
                 for (pos, row) in rows.iter().enumerate() {
                     by_subject.entry(row.subject.trim()).or_default().push(pos);
                 }
@@ -784,32 +784,46 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             })
         })
         .collect();
-    // Per position, the fixes (their indexes in `candidates`) whose window holds that candidate.
-    let mut covering: Vec<Vec<usize>> = vec![Vec::new(); history.rows.len()];
+    // (candidate, fix) for every fix (its index in `candidates`) whose window holds the candidate; sorted by
+    // candidate, stably, so each candidate's fixes stay in order.
+    let mut covering: Vec<(usize, usize)> = Vec::new();
     for (index, ((_, chosen), paths)) in candidates.iter().zip(&fix_paths).enumerate() {
-        for &candidate in chosen.iter().filter(|&&pos| !paths.is_empty() && !got.contains(pos)) {
-            covering[candidate].push(index);
-        }
+        let unread = chosen.iter().filter(|&&pos| !paths.is_empty() && !got.contains(pos));
+        covering.extend(unread.map(|&candidate| (candidate, index)));
     }
-    // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them.
-    let mut shared: Option<(&[usize], Arc<BTreeSet<String>>)> = None;
-    let mut among: Vec<DiffRequest> = Vec::new();
-    for (candidate, fixes) in covering.iter().enumerate().filter(|(_, fixes)| !fixes.is_empty()) {
-        let paths = match &shared {
-            Some((same, paths)) if *same == fixes.as_slice() => Arc::clone(paths),
-            _ => {
-                let union: BTreeSet<String> = fixes
-                    .iter()
-                    .flat_map(|&index| fix_paths[index].iter().map(|path| (*path).to_owned()))
-                    .collect();
-                let paths = Arc::new(union);
-                shared = Some((fixes, Arc::clone(&paths)));
-                paths
-            }
-        };
-        among.push(DiffRequest::among(history.rows[candidate].id, paths));
-    }
+    covering.par_sort_by_key(|&(candidate, _)| candidate);
+    let groups: Vec<(usize, Vec<usize>)> = covering
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| (group[0].0, group.iter().map(|&(_, fix)| fix).collect()))
+        .collect();
     drop(covering);
+    // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them,
+    // the sets built in parallel (on git.git 7,369 of them for 52,071 candidates).
+    let run_starts: Vec<usize> = (0..groups.len())
+        .filter(|&i| i == 0 || groups[i - 1].1 != groups[i].1)
+        .collect();
+    let unions: Vec<Arc<BTreeSet<String>>> = run_starts
+        .par_iter()
+        .map(|&i| {
+            let union: BTreeSet<String> = groups[i]
+                .1
+                .iter()
+                .flat_map(|&index| fix_paths[index].iter().map(|path| (*path).to_owned()))
+                .collect();
+            Arc::new(union)
+        })
+        .collect();
+    let mut among: Vec<DiffRequest> = Vec::with_capacity(groups.len());
+    let mut run = 0;
+    for (i, (candidate, _)) in groups.iter().enumerate() {
+        if run + 1 < run_starts.len() && run_starts[run + 1] == i {
+            run += 1;
+        }
+        among.push(DiffRequest::among(
+            history.rows[*candidate].id,
+            Arc::clone(&unions[run]),
+        ));
+    }
     let mut touched = Diffs::new(&history);
     fetch(&history, among, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
 
@@ -879,6 +893,9 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         .par_iter()
         .map(|p| classify::failure(p, &history, &got, spec))
         .collect();
+    // Freeing the diffs (on git.git 9,200 commits, 22,000 files with their paths and line hashes) takes a while:
+    // beside the aggregation and the rendering.
+    let _ = std::thread::Builder::new().spawn(move || drop(got));
     Ok(aggregate(failures, summary, spec))
 }
 

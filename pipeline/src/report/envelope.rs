@@ -94,9 +94,19 @@ impl<R: Serialize> Envelope<R> {
 
     /// Pretty JSON with a trailing newline; inputs and artifacts sorted so the bytes depend on content only.
     pub fn to_json(&mut self) -> serde_json::Result<Vec<u8>> {
+        self.sort_lists();
+        self.json()
+    }
+
+    /// Sorts the inputs and artifacts, as [`Self::to_json`] does.
+    pub fn sort_lists(&mut self) {
         self.inputs.sort_by(|a, b| a.path.cmp(&b.path));
         self.artifacts.sort();
         self.artifacts.dedup();
+    }
+
+    /// Pretty JSON with a trailing newline, of an envelope whose lists [`Self::sort_lists`] has sorted.
+    pub fn json(&self) -> serde_json::Result<Vec<u8>> {
         super::pretty_json(self)
     }
 }

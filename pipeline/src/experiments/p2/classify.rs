@@ -1,5 +1,6 @@
 //! Gate classification of one failure (the rules and their order are documented on the parent module).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use capture::risk::classify_path;
@@ -95,7 +96,7 @@ fn remedy_message(pending: &Pending, history: &History<'_>, spec: &P2Spec) -> Ve
         let tokens: Vec<&str> = row.trailers.iter().map(|trailer| trailer.token.as_str()).collect();
         text::revert_reason_words(&row.body, &tokens, &spec.revert)
     } else {
-        text::words(&row.subject)
+        text::words(&row.subject).into_iter().map(Cow::into_owned).collect()
     }
 }
 

@@ -9,13 +9,22 @@
 //!   contains it right after a `/`, ASCII case-insensitively, after `\` → `/`.
 //! - **SHAs**: a run of 7 (the prereg's `min_sha_len`) to 64 hex digits not followed by a letter or digit.
 
+use std::borrow::Cow;
+
 use super::spec::P2Revert;
 
-/// The lower-cased words of `text` (maximal runs of alphanumeric characters).
-pub(crate) fn words(text: &str) -> Vec<String> {
+/// The lower-cased words of `text` (maximal runs of alphanumeric characters). Borrowed where lower-casing
+/// changes nothing (ASCII without capitals): every walked subject is read for fix keywords, and most words are.
+pub(crate) fn words(text: &str) -> Vec<Cow<'_, str>> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
+        .map(|word| {
+            if word.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+                Cow::Borrowed(word)
+            } else {
+                Cow::Owned(word.to_lowercase())
+            }
+        })
         .collect()
 }
 
@@ -28,17 +37,19 @@ impl Keywords {
         Self(
             keywords
                 .iter()
-                .map(|keyword| words(keyword))
+                .map(|keyword| words(keyword).into_iter().map(Cow::into_owned).collect::<Vec<_>>())
                 .filter(|words| !words.is_empty())
                 .collect(),
         )
     }
 
     /// Whether any keyword occurs (as consecutive whole words) in `words`.
-    pub(crate) fn any_in(&self, words: &[String]) -> bool {
-        self.0
-            .iter()
-            .any(|keyword| words.windows(keyword.len()).any(|window| window == keyword.as_slice()))
+    pub(crate) fn any_in<W: AsRef<str>>(&self, words: &[W]) -> bool {
+        self.0.iter().any(|keyword| {
+            words
+                .windows(keyword.len())
+                .any(|window| window.iter().map(AsRef::as_ref).eq(keyword.iter().map(String::as_str)))
+        })
     }
 }
 
@@ -273,7 +284,7 @@ pub(crate) fn revert_reason_words(body: &str, trailer_tokens: &[&str], spec: &P2
                 .iter()
                 .any(|token| strip_prefix_ci(line, token).is_some_and(|rest| rest.trim_start().starts_with(':')));
         if !boilerplate {
-            reason.extend(words(line));
+            reason.extend(words(line).into_iter().map(Cow::into_owned));
         }
     }
     reason
