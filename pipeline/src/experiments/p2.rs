@@ -902,7 +902,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
 /// The files of a commit whose line detail is wanted: `None` for all.
 type LineScope = Option<BTreeSet<String>>;
 
-/// Diffs by walked position. The linking looks candidates up hundreds of thousands of times on a long history,
+/// Diffs by walked position. The linking looks candidates up once per (fix, candidate) pair (git.git: 351,938),
 /// and a batch files tens of thousands of diffs: a slot per commit makes both direct.
 pub(super) struct Diffs(Vec<Option<CommitDiff>>);
 
