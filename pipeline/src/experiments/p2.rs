@@ -799,31 +799,26 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     drop(covering);
     // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them,
     // the sets built in parallel (on git.git 7,369 of them for 52,071 candidates).
-    let run_starts: Vec<usize> = (0..groups.len())
-        .filter(|&i| i == 0 || groups[i - 1].1 != groups[i].1)
-        .collect();
-    let unions: Vec<Arc<BTreeSet<String>>> = run_starts
+    let mut runs: Vec<&[usize]> = Vec::new();
+    let mut run_of: Vec<usize> = Vec::with_capacity(groups.len());
+    for (_, fixes) in &groups {
+        if runs.last() != Some(&fixes.as_slice()) {
+            runs.push(fixes);
+        }
+        run_of.push(runs.len() - 1);
+    }
+    let unions: Vec<Arc<BTreeSet<String>>> = runs
         .par_iter()
-        .map(|&i| {
-            let union: BTreeSet<String> = groups[i]
-                .1
-                .iter()
-                .flat_map(|&index| fix_paths[index].iter().map(|path| (*path).to_owned()))
-                .collect();
-            Arc::new(union)
+        .map(|fixes| {
+            let paths = fixes.iter().flat_map(|&index| fix_paths[index].iter());
+            Arc::new(paths.map(|path| (*path).to_owned()).collect())
         })
         .collect();
-    let mut among: Vec<DiffRequest> = Vec::with_capacity(groups.len());
-    let mut run = 0;
-    for (i, (candidate, _)) in groups.iter().enumerate() {
-        if run + 1 < run_starts.len() && run_starts[run + 1] == i {
-            run += 1;
-        }
-        among.push(DiffRequest::among(
-            history.rows[*candidate].id,
-            Arc::clone(&unions[run]),
-        ));
-    }
+    let among: Vec<DiffRequest> = groups
+        .iter()
+        .zip(&run_of)
+        .map(|((candidate, _), &run)| DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run])))
+        .collect();
     let mut touched = Diffs::new(&history);
     fetch(&history, among, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
 
