@@ -962,6 +962,112 @@ fn delta_chains_in_a_pack_read_like_git() {
     }
 }
 
+/// Every object of a pack of 40,206 is found, and ids next to them, between them and at the ends of each fan-out
+/// bucket are not: the pack index lookup is patched (interpolation search, vendor/README.md).
+#[test]
+fn pack_index_lookups_find_every_object_and_only_those() {
+    let fx = Fixture::build("bulk.sh");
+    let listed = fx.git("", ["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]);
+    let ids: Vec<ObjectId> = listed
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(oid)
+        .collect();
+    assert_eq!(ids.len(), 40_206);
+    assert!(ids.is_sorted());
+    let known: BTreeSet<ObjectId> = ids.iter().copied().collect();
+    let repo = fx.open("").to_thread_local();
+    assert!(ids.iter().all(|id| repo.has_object(id)));
+
+    let mut absent_checked = 0;
+    let mut check = |bytes: [u8; 20]| {
+        let id = ObjectId::from_bytes_or_panic(&bytes);
+        assert_eq!(repo.has_object(id), known.contains(&id), "{id}");
+        absent_checked += usize::from(!known.contains(&id));
+    };
+    for id in &ids {
+        // The next id up (with carry), which sorts between this object and the next.
+        let mut next: [u8; 20] = id.as_bytes().try_into().unwrap();
+        for byte in next.iter_mut().rev() {
+            *byte = byte.wrapping_add(1);
+            if *byte != 0 {
+                break;
+            }
+        }
+        check(next);
+    }
+    for first in 0..=255u8 {
+        let mut low = [0u8; 20];
+        low[0] = first;
+        check(low);
+        check([[first].as_slice(), &[0xff; 19]].concat().try_into().unwrap());
+    }
+    assert!(absent_checked > 40_000, "{absent_checked}");
+}
+
+/// A damaged pack entry is an error naming the object, whether its compressed data is corrupt or its header
+/// gives the wrong size; nothing panics and no wrong content is diffed.
+#[test]
+fn damaged_pack_entries_are_errors_naming_the_object() {
+    let fx = Fixture::build("packed.sh");
+    let blob = fx.rev("", "HEAD:a.txt");
+    let added = fx.rev("", "HEAD~1");
+    let pack_dir = fx.root.join(".git/objects/pack");
+    let path_with = |ext: &str| {
+        std::fs::read_dir(&pack_dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| path.extension() == Some(OsStr::new(ext)))
+            .unwrap()
+    };
+    let (idx, pack) = (path_with("idx"), path_with("pack"));
+    let stats = String::from_utf8(fx.git("", [OsStr::new("verify-pack"), OsStr::new("-v"), idx.as_os_str()])).unwrap();
+    // `<id> blob <size> <size in pack> <offset>`: five fields, so stored whole.
+    let fields: Vec<usize> = stats
+        .lines()
+        .find(|line| line.starts_with(&blob.to_string()))
+        .map(|line| line.split_whitespace().skip(2).map(|f| f.parse().unwrap()).collect())
+        .unwrap();
+    let [size, packed_size, offset] = fields[..] else {
+        panic!("{blob} is not stored whole: {stats}")
+    };
+    let pristine = std::fs::read(&pack).unwrap();
+    let mut permissions = std::fs::metadata(&pack).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)] // the test's own file, in its tempdir
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&pack, permissions).unwrap();
+
+    let diff_error = |damage: &dyn Fn(&mut Vec<u8>)| {
+        let mut bytes = pristine.clone();
+        damage(&mut bytes);
+        std::fs::write(&pack, bytes).unwrap();
+        let repo = fx.open("");
+        match git::diffs(&repo, &[added], DiffDetail::Lines) {
+            Err(GitScanError::Corrupt { id, message }) => {
+                assert_eq!(id, blob, "{message}");
+                message
+            }
+            Err(other) => panic!("expected Corrupt, got {other:?}"),
+            Ok(diffs) => panic!("expected Corrupt, got a diff of {:?}", files(&diffs[0])),
+        }
+    };
+    // A byte in the middle of the compressed data.
+    let message = diff_error(&|bytes| bytes[offset + packed_size / 2] ^= 0x55);
+    assert!(!message.is_empty());
+    // The entry header's size, one byte less and one byte more (its low four bits are the size's lowest bits).
+    assert!((1..15).contains(&(size & 0xf)), "{size}");
+    for wrong in [size - 1, size + 1] {
+        let message = diff_error(&|bytes| bytes[offset] = bytes[offset] & 0xf0 | (wrong & 0xf) as u8);
+        assert!(message.contains("does not match entry header"), "{message}");
+    }
+
+    std::fs::write(&pack, &pristine).unwrap();
+    assert_eq!(
+        files(&one_diff(&fx.open(""), added, DiffDetail::Lines)),
+        [("a.txt", FileChange::Added)]
+    );
+}
+
 /// A diff restricted to some paths lists exactly what the whole diff lists at those paths: for every commit of the
 /// fixture, with every path it ever had (a directory that becomes a file, a symlink, a submodule, a mode change, a
 /// name that is not UTF-8), their directories and two paths it never had, all together and one at a time.

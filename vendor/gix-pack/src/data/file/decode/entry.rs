@@ -151,6 +151,14 @@ where
         out: &mut [u8],
     ) -> Result<(usize, usize)> {
         let input = self.entry_data(data_offset)?;
+        match whole_entry::inflate(input, out) {
+            Some(whole_entry::Inflated::Complete { consumed_in }) => return Ok((consumed_in, out.len())),
+            Some(whole_entry::Inflated::Invalid) => bail!(message("Failed to decompress pack entry")),
+            Some(whole_entry::Inflated::OtherSize) => bail!(corruption(
+                "Pack entry is truncated: pack entry decompressed size does not match entry header",
+            )),
+            None => {}
+        }
         inflate.reset();
         let (status, consumed_in, consumed_out) = inflate
             .once(input, out)
@@ -554,5 +562,75 @@ mod tests {
             size_ok(actual, expected),
             "this shouldn't change without use noticing as it's returned a lot: {actual} <~ {expected}"
         );
+    }
+}
+
+/// Whole pack entries inflated with libdeflate (patch, `vendor/README.md`): an entry's decompressed size is
+/// known from its header, so it can be inflated in one call into a buffer of exactly that size, which libdeflate
+/// does faster than a streaming inflater (git.git's commits, trees, blobs and deltas: 1.17-1.29 times zlib-rs).
+#[allow(unsafe_code)] // FFI to libdeflate, kept to this module.
+mod whole_entry {
+    use std::{cell::RefCell, ptr::NonNull};
+
+    use libdeflate_sys as sys;
+
+    struct Decompressor(NonNull<sys::libdeflate_decompressor>);
+
+    impl Drop for Decompressor {
+        fn drop(&mut self) {
+            // SAFETY: allocated by `libdeflate_alloc_decompressor` and freed only here.
+            unsafe { sys::libdeflate_free_decompressor(self.0.as_ptr()) }
+        }
+    }
+
+    thread_local! {
+        /// A decompressor is a few kB of tables: one per thread, made on first use.
+        static DECOMPRESSOR: RefCell<Option<Decompressor>> = const { RefCell::new(None) };
+    }
+
+    pub(super) enum Inflated {
+        /// The stream ended after exactly `out.len()` bytes, `consumed_in` bytes into the input.
+        Complete { consumed_in: usize },
+        /// Not a valid zlib stream (bad data or checksum).
+        Invalid,
+        /// A valid stream of a size other than `out.len()`.
+        OtherSize,
+    }
+
+    /// Inflates the zlib stream at the start of `input` into `out`; `None` if no decompressor could be made
+    /// (allocation failure), so the caller inflates another way.
+    pub(super) fn inflate(input: &[u8], out: &mut [u8]) -> Option<Inflated> {
+        DECOMPRESSOR
+            .try_with(|slot| {
+                let mut slot = slot.try_borrow_mut().ok()?;
+                if slot.is_none() {
+                    // SAFETY: no preconditions; a null result is an allocation failure.
+                    *slot = NonNull::new(unsafe { sys::libdeflate_alloc_decompressor() }).map(Decompressor);
+                }
+                let decompressor = slot.as_ref()?.0.as_ptr();
+                let (mut consumed_in, mut produced) = (0usize, 0usize);
+                // SAFETY: the pointers and lengths come from live slices, and libdeflate reads at most
+                // `input.len()` bytes and writes at most `out.len()` bytes.
+                let result = unsafe {
+                    sys::libdeflate_zlib_decompress_ex(
+                        decompressor,
+                        input.as_ptr().cast(),
+                        input.len(),
+                        out.as_mut_ptr().cast(),
+                        out.len(),
+                        &mut consumed_in,
+                        &mut produced,
+                    )
+                };
+                Some(match result {
+                    sys::libdeflate_result_LIBDEFLATE_SUCCESS if produced == out.len() => Inflated::Complete { consumed_in },
+                    sys::libdeflate_result_LIBDEFLATE_SUCCESS | sys::libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE => {
+                        Inflated::OtherSize
+                    }
+                    _ => Inflated::Invalid,
+                })
+            })
+            .ok()
+            .flatten()
     }
 }
