@@ -315,7 +315,13 @@ fn main() -> ExitCode {
                 templates,
                 progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             };
-            print_outcome(commands::p2::run(&args).map(|o| (o.summary, o.json)), json)
+            let outcome = commands::p2::run(&args).map(|o| {
+                if let Some(hint) = o.hint.filter(|_| args.progress) {
+                    eprintln!("{hint}");
+                }
+                (o.summary, o.json)
+            });
+            print_outcome(outcome, json)
         }
         Command::P3 {
             inputs,

@@ -1253,6 +1253,26 @@ fn changed_path_filters_follow_the_repository_configuration() {
     assert!(read(&[("commitGraph.changedPathsVersion", "-1")]));
 }
 
+/// `ChangedPaths::missing` (behind `phase0 p2`'s hint to write filters): true without a commit-graph and with one
+/// that has no filters, false once it has them or when the configuration would not read them anyway.
+#[test]
+fn missing_changed_path_filters_are_noticed() {
+    use pipeline::scan::changed_paths::ChangedPaths;
+    let fx = Fixture::build("history.sh");
+    let missing = || ChangedPaths::missing(&fx.open("").to_thread_local());
+    assert!(missing());
+    fx.git("", ["commit-graph", "write", "--reachable"]);
+    assert!(missing());
+    fx.git("", ["config", "commitGraph.changedPathsVersion", "0"]);
+    assert!(!missing());
+    fx.git("", ["config", "--unset", "commitGraph.changedPathsVersion"]);
+    fx.git("", ["config", "core.commitGraph", "false"]);
+    assert!(!missing());
+    fx.git("", ["config", "--unset", "core.commitGraph"]);
+    fx.git("", ["commit-graph", "write", "--reachable", "--changed-paths"]);
+    assert!(!missing());
+}
+
 #[test]
 fn change_kinds_and_counts_of_specific_commits() {
     let fx = Fixture::build("history.sh");

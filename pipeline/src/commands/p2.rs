@@ -8,6 +8,7 @@ use crate::experiments::p2;
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, PreregRef, Status};
 use crate::report::p2::{self as render, P2Report, RepositorySummary};
+use crate::scan::changed_paths::ChangedPaths;
 use crate::scan::git::{self, HeadState, WalkOptions};
 
 #[derive(Debug, Clone, Default)]
@@ -35,6 +36,25 @@ pub struct P2Outcome {
     pub summary: String,
     pub json: Vec<u8>,
     pub written: Vec<PathBuf>,
+    /// Advice for the person at the terminal (not part of the reports), such as how to make the next run faster.
+    pub hint: Option<String>,
+}
+
+/// From this many commits on, a history without changed-path filters gets a hint to write them: on git.git
+/// (82k commits) they cut the run by a fifth; below this the whole run takes well under a second.
+const FILTERS_HINT_COMMITS: usize = 20_000;
+
+/// The hint to write changed-path filters, for a history of `commits` commits whose repository at `path` has
+/// none (`missing`).
+fn filters_hint(commits: usize, missing: bool, path: &std::path::Path) -> Option<String> {
+    (missing && commits >= FILTERS_HINT_COMMITS).then(|| {
+        format!(
+            "hint: {} has no changed-path Bloom filters; after `git -C {} commit-graph write --reachable \
+             --changed-paths` the next run reads far fewer trees (the reports do not change)",
+            path.display(),
+            path.display()
+        )
+    })
 }
 
 /// A `--since`/`--until` bound in Unix seconds. A bare date is midnight UTC for `--since` and the last second of
@@ -110,6 +130,11 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         until,
     };
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
+    let hint = filters_hint(
+        history.commits.len(),
+        ChangedPaths::missing(&repo.to_thread_local()),
+        &args.repo,
+    );
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
@@ -179,12 +204,27 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         summary: render::stdout_block(report, &prereg.spec),
         json,
         written,
+        hint,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_filters_hint_needs_a_long_history_without_filters() {
+        let path = std::path::Path::new("/src/git");
+        assert_eq!(filters_hint(19_999, true, path), None);
+        assert_eq!(filters_hint(81_966, false, path), None);
+        assert_eq!(
+            filters_hint(20_000, true, path).as_deref(),
+            Some(
+                "hint: /src/git has no changed-path Bloom filters; after `git -C /src/git commit-graph write \
+                 --reachable --changed-paths` the next run reads far fewer trees (the reports do not change)"
+            )
+        );
+    }
 
     #[test]
     fn time_bounds() {

@@ -76,16 +76,19 @@ impl ChangedPaths {
     /// changed-path filters (`commitGraph.readChangedPaths`, `commitGraph.changedPathsVersion = 0`) off, or it
     /// replaces objects (then git ignores the commit-graph too).
     pub fn of_repository(repo: &gix::Repository) -> Self {
-        let config = repo.config_snapshot();
-        // `changedPathsVersion` takes precedence over the deprecated `readChangedPaths`, as in git.
-        let disabled = match config.integer("commitGraph.changedPathsVersion") {
-            Some(version) => version == 0,
-            None => config.boolean("commitGraph.readChangedPaths") == Some(false),
-        };
-        if disabled || !matches!(repo.commit_graph_if_enabled(), Ok(Some(_))) {
+        if turned_off(repo) || !matches!(repo.commit_graph_if_enabled(), Ok(Some(_))) {
             return ChangedPaths::default();
         }
         ChangedPaths::open(repo.objects.store_ref().path(), repo.object_hash())
+    }
+
+    /// Whether `repo` has no changed-path filters that its configuration would let be read: writing them
+    /// (`git commit-graph write --reachable --changed-paths`) would speed up the next scan.
+    pub fn missing(repo: &gix::Repository) -> bool {
+        let commit_graph_off = repo.config_snapshot().boolean("core.commitGraph") == Some(false);
+        !commit_graph_off
+            && !turned_off(repo)
+            && Self::open(repo.objects.store_ref().path(), repo.object_hash()).is_empty()
     }
 
     /// Whether any layer carries filters.
@@ -96,6 +99,16 @@ impl ChangedPaths {
     /// The filter of commit `id`, if a layer has one for it.
     pub fn filter(&self, id: &gix::oid) -> Option<Filter<'_>> {
         self.layers.iter().find_map(|layer| layer.filter(id.as_bytes()))
+    }
+}
+
+/// Whether the configuration turns changed-path filters off (`commitGraph.changedPathsVersion = 0`, or the
+/// deprecated `commitGraph.readChangedPaths = false` when the version is unset, as in git).
+fn turned_off(repo: &gix::Repository) -> bool {
+    let config = repo.config_snapshot();
+    match config.integer("commitGraph.changedPathsVersion") {
+        Some(version) => version == 0,
+        None => config.boolean("commitGraph.readChangedPaths") == Some(false),
     }
 }
 
