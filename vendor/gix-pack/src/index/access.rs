@@ -306,7 +306,8 @@ pub(crate) fn lookup<'a>(
                 break;
             }
             let span = u128::from(upper_bound - lower_bound - 1);
-            let along = u128::from(wanted.saturating_sub(lower_key)) * span / u128::from(upper_key.saturating_sub(lower_key).max(1));
+            let key_span = u128::from(upper_key.saturating_sub(lower_key).max(1));
+            let along = u128::from(wanted.saturating_sub(lower_key)) * span / key_span;
             let mid = lower_bound + u32::try_from(along.min(span)).expect("within the range");
             let mid_sha = oid_at_index(mid);
             use std::cmp::Ordering::*;

@@ -622,11 +622,13 @@ mod whole_entry {
                         &mut produced,
                     )
                 };
+                use sys::{
+                    libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE as INSUFFICIENT_SPACE,
+                    libdeflate_result_LIBDEFLATE_SUCCESS as SUCCESS,
+                };
                 Some(match result {
-                    sys::libdeflate_result_LIBDEFLATE_SUCCESS if produced == out.len() => Inflated::Complete { consumed_in },
-                    sys::libdeflate_result_LIBDEFLATE_SUCCESS | sys::libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE => {
-                        Inflated::OtherSize
-                    }
+                    SUCCESS if produced == out.len() => Inflated::Complete { consumed_in },
+                    SUCCESS | INSUFFICIENT_SPACE => Inflated::OtherSize,
                     _ => Inflated::Invalid,
                 })
             })
