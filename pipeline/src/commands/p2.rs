@@ -45,9 +45,9 @@ pub struct P2Outcome {
 const FILTERS_HINT_COMMITS: usize = 20_000;
 
 /// The hint to write changed-path filters, for a history of `commits` commits whose repository at `path` has
-/// none (`missing`).
-fn filters_hint(commits: usize, missing: bool, path: &std::path::Path) -> Option<String> {
-    (missing && commits >= FILTERS_HINT_COMMITS).then(|| {
+/// none (`missing`, asked only for a history long enough to matter).
+fn filters_hint(commits: usize, missing: impl FnOnce() -> bool, path: &std::path::Path) -> Option<String> {
+    (commits >= FILTERS_HINT_COMMITS && missing()).then(|| {
         format!(
             "hint: {} has no changed-path Bloom filters; after `git -C {} commit-graph write --reachable \
              --changed-paths` the next run reads far fewer trees (the reports do not change)",
@@ -132,7 +132,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     let hint = filters_hint(
         history.commits.len(),
-        ChangedPaths::missing(&repo.to_thread_local()),
+        || ChangedPaths::missing(&repo.to_thread_local()),
         &args.repo,
     );
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
@@ -215,10 +215,10 @@ mod tests {
     #[test]
     fn the_filters_hint_needs_a_long_history_without_filters() {
         let path = std::path::Path::new("/src/git");
-        assert_eq!(filters_hint(19_999, true, path), None);
-        assert_eq!(filters_hint(81_966, false, path), None);
+        assert_eq!(filters_hint(19_999, || unreachable!("not asked"), path), None);
+        assert_eq!(filters_hint(81_966, || false, path), None);
         assert_eq!(
-            filters_hint(20_000, true, path).as_deref(),
+            filters_hint(20_000, || true, path).as_deref(),
             Some(
                 "hint: /src/git has no changed-path Bloom filters; after `git -C /src/git commit-graph write \
                  --reachable --changed-paths` the next run reads far fewer trees (the reports do not change)"
