@@ -103,7 +103,7 @@ fn load<T: for<'de> Deserialize<'de>>(
     let (text, name) = match path {
         None => (default.to_string(), default_name.to_string()),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| PreregError::Read {
+            let text = crate::scan::input::read_text(path).map_err(|source| PreregError::Read {
                 path: path.to_path_buf(),
                 source,
             })?;

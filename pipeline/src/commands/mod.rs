@@ -48,7 +48,7 @@ pub(crate) fn template(dir: Option<&Path>, name: &str, embedded: &str) -> Result
         None => Ok(embedded.to_string()),
         Some(dir) => {
             let path = dir.join(name);
-            std::fs::read_to_string(&path)
+            crate::scan::input::read_text(&path)
                 .map_err(|error| CommandError::Input(format!("{}: cannot read the template: {error}", path.display())))
         }
     }

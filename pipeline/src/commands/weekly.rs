@@ -83,7 +83,7 @@ pub fn load_config(path: Option<&Path>) -> Result<LoadedConfig, CommandError> {
     let (text, source) = match path {
         None => (DEFAULT_CONFIG.to_string(), DEFAULT_CONFIG_NAME.to_string()),
         Some(path) => (
-            std::fs::read_to_string(path).map_err(|error| {
+            crate::scan::input::read_text(path).map_err(|error| {
                 CommandError::Input(format!("{}: cannot read the weekly config: {error}", path.display()))
             })?,
             path.display().to_string(),
@@ -341,7 +341,7 @@ pub fn read_weeks(out: &Path) -> Result<Vec<WeekSummary>, CommandError> {
         if !path.is_file() {
             continue;
         }
-        let bytes = std::fs::read(&path)
+        let bytes = crate::scan::input::read_capped(&path, crate::scan::input::TEXT_CAP)
             .map_err(|error| CommandError::Input(format!("{}: cannot read: {error}", path.display())))?;
         let week: WeekSummary = serde_json::from_slice(&bytes).map_err(|error| {
             CommandError::Input(format!(

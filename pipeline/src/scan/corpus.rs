@@ -371,9 +371,9 @@ impl std::ops::Deref for FileBytes {
     }
 }
 
-/// Opens `path` for reading as [`FileBytes`].
+/// Opens `path`, a regular file ([`super::input::open_regular`]: never a FIFO or a device), as [`FileBytes`].
 pub fn read_file(path: &Path) -> std::io::Result<FileBytes> {
-    let file = std::fs::File::open(path)?;
+    let file = super::input::open_regular(path)?;
     let metadata = file.metadata()?;
     if metadata.is_file() && metadata.len() > 0 {
         // SAFETY: the map is read-only and private. Another process truncating the file while it is mapped
