@@ -2,6 +2,7 @@
 //! that map to the documented exit codes.
 
 pub mod corpus;
+pub mod out_dir;
 pub mod p1;
 pub mod p2;
 pub mod p3;
@@ -95,6 +96,7 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
             source: error.error,
         })?;
         written.push(path);
+        out_dir::failpoint("reports-renamed-one");
     }
     Ok(written)
 }

@@ -309,6 +309,7 @@ fn swap_into_place(staged: tempfile::TempDir, target: &Path, parent: &Path, week
             .map_err(write_error(parent))?;
         let old = holder.path().join(week);
         std::fs::rename(target, &old).map_err(write_error(target))?;
+        super::out_dir::failpoint("weekly-old-week-aside");
         Some((holder, old))
     } else {
         None
@@ -321,6 +322,7 @@ fn swap_into_place(staged: tempfile::TempDir, target: &Path, parent: &Path, week
     }
     // The staged directory is the week now; dropping `aside` removes the old one.
     let _ = staged.keep();
+    super::out_dir::failpoint("weekly-new-week-placed");
     drop(aside);
     Ok(())
 }
@@ -374,13 +376,23 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let week_template = optional_template(templates, "weekly-week.md.j2", render::WEEK_TEMPLATE)?;
     crate::report::check_template("weekly-index.md.j2", &index_template).map_err(|e| input(&e))?;
     crate::report::check_template("weekly-week.md.j2", &week_template).map_err(|e| input(&e))?;
-    // The other weeks must be readable for the index; a broken one is named now, not after the run.
+    // The other weeks must be readable for the index; a broken one is named now, not after the run (and nothing,
+    // not even the lock file, is written for a bad invocation).
     if args.out.is_dir() {
+        read_weeks(&args.out)?;
+    }
+    // One run at a time writes into `out`; what a killed run left there is repaired first (out_dir.rs). A week put
+    // back is read again below, with the others, for the index.
+    let lock = super::out_dir::lock(&args.out)?;
+    let recovered = super::out_dir::recover(&args.out, &lock)?;
+    for week in &recovered.restored {
+        eprintln!("phase0: {week}/ put back: an earlier run was interrupted while replacing it");
+    }
+    if !recovered.restored.is_empty() {
         read_weeks(&args.out)?;
     }
     let plan = plan(&config, args);
 
-    std::fs::create_dir_all(&args.out).map_err(write_error(&args.out))?;
     let prefix = format!(".tmp-{week}-");
     let mut staging = tempfile::Builder::new();
     staging.prefix(&prefix);
