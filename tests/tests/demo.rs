@@ -64,13 +64,16 @@ fn the_demo_runs_the_three_experiments_on_the_samples() {
     assert!(stdout.contains("\nP2 gate buckets — "), "{stdout}");
     assert_eq!(
         files_in(&out.path().join("p1")),
-        ["p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
+        ["manifest.json", "p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
     );
-    assert_eq!(files_in(&out.path().join("p3")), ["p3-tasks.csv", "p3.json", "p3.md"]);
+    assert_eq!(
+        files_in(&out.path().join("p3")),
+        ["manifest.json", "p3-tasks.csv", "p3.json", "p3.md"]
+    );
     if expected_exit() == 0 {
         assert_eq!(
             files_in(&out.path().join("p2")),
-            ["p2-failures.csv", "p2.json", "p2.md"]
+            ["manifest.json", "p2-failures.csv", "p2.json", "p2.md"]
         );
     }
 }

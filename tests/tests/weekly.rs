@@ -171,7 +171,14 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
         .collect();
     assert_eq!(
         names,
-        [".phase0.lock", "2026-W46", "2026-W47", "index.json", "index.md"],
+        [
+            ".phase0.lock",
+            "2026-W46",
+            "2026-W47",
+            "index.json",
+            "index.md",
+            "manifest.json"
+        ],
         "no staging left (the lock file stays: removing it would race with a waiting run)"
     );
 

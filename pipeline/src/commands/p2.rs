@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_report_set};
 use crate::experiments::p2;
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, PreregRef, Status};
@@ -199,7 +199,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         ("p2.md".to_string(), markdown.into_bytes()),
         (render::FAILURES_CSV.to_string(), csv),
     ];
-    let written = write_all_atomically(&args.out, &files)?;
+    let written = write_report_set(&args.out, &files)?;
     Ok(P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
         json,

@@ -15,7 +15,7 @@ use super::p1::P1Args;
 use super::p2::P2Args;
 use super::p3::P3Args;
 use super::suite::{self, Experiment, Plan, Planned, RunStatus};
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_report_set};
 use crate::report::envelope;
 use crate::report::weekly::{self as render, ConfigRef, WeekStatus, WeekSummary};
 
@@ -427,7 +427,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
         .filter_map(|r| r.ran.as_ref().map(|ran| (r.experiment, ran.summary.clone())))
         .collect();
     let week_md = render::week_markdown(&week_template, &summary, &blocks).map_err(|e| input(&e))?;
-    write_all_atomically(
+    write_report_set(
         staging.path(),
         &[
             ("week.json".to_string(), summary.to_json().map_err(|e| input(&e))?),
@@ -440,7 +440,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
 
     let index = render::index(read_weeks(&args.out)?);
     let index_md = render::index_markdown(&index_template, &index).map_err(|e| input(&e))?;
-    let index_files = write_all_atomically(
+    let index_files = write_report_set(
         &args.out,
         &[
             ("index.json".to_string(), index.to_json().map_err(|e| input(&e))?),
