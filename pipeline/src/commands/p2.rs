@@ -115,6 +115,15 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         .as_deref()
         .map(|v| time_bound("--until", v, true))
         .transpose()?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        return Err(CommandError::Input(format!(
+            "--since {:?} is after --until {:?}: no commit can lie between them",
+            args.since.as_deref().unwrap_or_default(),
+            args.until.as_deref().unwrap_or_default()
+        )));
+    }
     // Checked before the scan, which can take a while on a large repository.
     let as_of_checked = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
@@ -241,6 +250,21 @@ mod tests {
         assert_eq!(
             error,
             "--since \"last week\" is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+        );
+    }
+
+    #[test]
+    fn since_after_until_is_refused_before_the_scan() {
+        let args = P2Args {
+            repo: "/nonexistent".into(),
+            since: Some("2026-05-01".into()),
+            until: Some("2026-04-01".into()),
+            ..Default::default()
+        };
+        let error = run(&args).map(|_| ()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--since \"2026-05-01\" is after --until \"2026-04-01\": no commit can lie between them"
         );
     }
 }
