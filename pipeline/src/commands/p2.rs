@@ -1,6 +1,7 @@
 //! `phase0 p2`: walk a repository's history, find its failures, sort them by the gate that could have caught
 //! them, decide under the prereg, write `p2.json`, `p2.md` and `p2-failures.csv`, and return the stdout block.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::{CommandError, write_report_set};
@@ -101,6 +102,9 @@ impl Drop for Spinner {
     }
 }
 
+/// Unreadable commits named in a report (the count is always given).
+const UNREADABLE_NAMED: usize = 20;
+
 pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let prereg = Prereg::p2(args.prereg.as_deref()).map_err(|e| input(&e))?;
@@ -146,9 +150,17 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     );
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
+    // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
+    let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
         spinner.say(format!("diffing {} commits", requests.len()));
-        git::diffs_of_known(&repo, &known, requests, detail)
+        let (diffs, missing) = git::diffs_skipping_missing(&repo, &known, requests, detail)?;
+        for (commit, error) in missing {
+            unreadable
+                .entry(commit.to_string())
+                .or_insert_with(|| error.to_string());
+        }
+        Ok::<_, git::GitScanError>(diffs)
     })
     .map_err(|e| input(&e))?;
     drop(spinner);
@@ -173,6 +185,12 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         commits_walked: history.commits.len() as u64,
         shallow: history.shallow,
         non_utf8_messages: history.non_utf8_messages,
+        unreadable_commits: unreadable.len() as u64,
+        unreadable: unreadable
+            .iter()
+            .take(UNREADABLE_NAMED)
+            .map(|(commit, error)| format!("{commit}: {error}"))
+            .collect(),
     };
     let prereg_ref = PreregRef {
         path: prereg.source.clone(),
@@ -182,6 +200,9 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     if history.shallow {
         report.status = Status::Partial;
         report.error_code = Some("shallow-history".to_string());
+    } else if !unreadable.is_empty() {
+        report.status = Status::Partial;
+        report.error_code = Some("missing-objects".to_string());
     }
     // Freeing a long history's rows (git.git: 82k commits, their messages) takes a noticeable part of the run:
     // free them beside the rendering and writing, not after (and here, should no thread start).
