@@ -126,7 +126,7 @@ fn a_repository_without_samples_runs_p2_and_says_what_is_missing() {
         "P1 calibration — not run, input missing: {}: no such file\n",
         repo.join("data/p1-corpus.jsonl").display()
     )));
-    assert!(stdout.contains("  failures        11: ci 3, human review 2, self-reflection 2, ambiguous 4\n"));
+    assert!(stdout.contains("  failures        16: ci 3, human review 2, self-reflection 3, ambiguous 8\n"));
     assert!(stdout.ends_with("\npartial: p1, p3 did not run; the other reports were written (exit 3)\n"));
     assert_eq!(files_in(&out), ["p2"]);
 }

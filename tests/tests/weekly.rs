@@ -62,7 +62,7 @@ fn no_signal_corpus() -> String {
         .collect()
 }
 
-/// Commits everything in `repo` at `date` (the fixture's history ends on 2026-03-22).
+/// Commits everything in `repo` at `date` (the fixture's history ends on 2026-05-11).
 fn commit(sandbox: &Sandbox, repo: &Path, date: &str, message: &str) {
     sandbox.git(repo, &["add", "-A"]);
     let output = sandbox
@@ -126,8 +126,11 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
     std::fs::copy(data("p3/jira.json"), inputs.join("board.json")).unwrap();
     write(&repo.join("src/quota.c"), "quota line 1\nquota line 2\n");
     commit(&sandbox, &repo, "2026-04-01T12:00:00Z", "Add quota checks");
-    // The fix touches the change's file and one it did not touch: self-reflection.other-files.
-    write(&repo.join("src/quota.c"), "quota line 1\nquota line 2\nquota line 3\n");
+    // The fix rewrites a line the change added and touches a file it did not: self-reflection.other-files.
+    write(
+        &repo.join("src/quota.c"),
+        "quota line 1\nquota line 2 (checked for zero)\n",
+    );
     write(&repo.join("src/quota_caller.c"), "caller\n");
     commit(
         &sandbox,
@@ -260,20 +263,20 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
     let classified = metric(p2, "classified");
     assert_eq!(
         (&classified["then"], &classified["now"], &classified["delta"]),
-        (&json!(7), &json!(8), &json!(1))
+        (&json!(8), &json!(9), &json!(1))
     );
-    assert_eq!(p2_46["report"]["analysis"]["counts"]["classified"], 7);
-    assert_eq!(p2_47["report"]["analysis"]["counts"]["self_reflection"], 3);
+    assert_eq!(p2_46["report"]["analysis"]["counts"]["classified"], 8);
+    assert_eq!(p2_47["report"]["analysis"]["counts"]["self_reflection"], 4);
     let share = metric(p2, "self_reflection_share");
     assert_eq!(
         (share["then"].as_f64(), share["now"].as_f64()),
-        (Some(2.0 / 7.0), Some(3.0 / 8.0))
+        (Some(3.0 / 8.0), Some(4.0 / 9.0))
     );
     assert_eq!(
         share["now"].as_f64(),
         Some(f64_at(&p2_47, "/report/analysis/shares/self_reflection/estimate"))
     );
-    assert_eq!(share["delta"].as_f64(), Some(3.0 / 8.0 - 2.0 / 7.0));
+    assert_eq!(share["delta"].as_f64(), Some(4.0 / 9.0 - 3.0 / 8.0));
 
     let p3 = &trend["experiments"][2];
     assert_eq!(
@@ -305,8 +308,8 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
         "| P1 calibration | AUC | 0.6366 | 0.5000 | -0.1366 |",
         "| P1 calibration | high-subset lift | +4.00pp | +0.00pp | -4.00pp |",
         "| P2 gate buckets | verdict | INCONCLUSIVE | INCONCLUSIVE | unchanged |",
-        "| P2 gate buckets | classified failures | 7 | 8 | +1 |",
-        "| P2 gate buckets | only-self-reflection share | 28.6% | 37.5% | +8.9pp |",
+        "| P2 gate buckets | classified failures | 8 | 9 | +1 |",
+        "| P2 gate buckets | only-self-reflection share | 37.5% | 44.4% | +6.9pp |",
         "| P3 detectability | detectable share | 28.6% | 42.9% | +14.3pp |",
         "| [2026-W47](2026-W47/week.md) | [KILL](2026-W47/p1/p1.md) | [INCONCLUSIVE](2026-W47/p2/p2.md) | \
          [INCONCLUSIVE](2026-W47/p3/p3.md) | ok |",

@@ -254,6 +254,9 @@ pub fn diffs_of_known(
     }
 }
 
+/// Commits whose diff needs a missing object, with the error naming it.
+pub type Unreadable = Vec<(ObjectId, GitScanError)>;
+
 /// [`diffs_of_known`] on a repository that may lack some objects (a partial or damaged clone): a commit whose diff
 /// needs a missing object is left out of the result and returned beside it with the error naming the object,
 /// sorted by commit id. Any other error ends the scan.
@@ -262,7 +265,7 @@ pub fn diffs_skipping_missing(
     known: &KnownCommits,
     requests: &[DiffRequest],
     detail: DiffDetail,
-) -> Result<(Vec<CommitDiff>, Vec<(ObjectId, GitScanError)>), GitScanError> {
+) -> Result<(Vec<CommitDiff>, Unreadable), GitScanError> {
     let ids: Vec<ObjectId> = requests.iter().map(|request| request.id).collect();
     let shallow_commits = shallow_commits(&repo.to_thread_local())?;
     let changed_paths = ChangedPaths::of_repository(&repo.to_thread_local());

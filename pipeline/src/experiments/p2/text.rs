@@ -219,27 +219,28 @@ pub(crate) fn cited_shas(body: &str, phrases: &[String], min_len: usize) -> Vec<
         let mut at = 0;
         while at < bytes.len() {
             let starts_word = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
-            if starts_word && bytes[at].is_ascii_hexdigit() {
-                if let Some(sha) = leading_sha(&lower[at..], min_len) {
-                    let after = lower[at + sha.len()..].trim_start_matches(' ');
-                    let before = lower[..at].trim_end();
-                    let before = before.strip_suffix("commit").unwrap_or(before).trim_end();
-                    let culprit = phrases.iter().any(|phrase| before.ends_with(phrase.as_str()));
-                    let cited = culprit || (lower[at + sha.len()..].starts_with(" (") && after.starts_with('('));
-                    // A SHA is hex with at least one digit and one letter (a word like `deadbeef` or a number is not).
-                    let mixed = sha.bytes().any(|b| b.is_ascii_digit()) && sha.bytes().any(|b| b.is_ascii_alphabetic());
-                    if cited && mixed {
-                        match shas.iter_mut().find(|c| c.sha == sha) {
-                            Some(known) => known.culprit |= culprit,
-                            None => shas.push(Citation {
-                                sha: sha.clone(),
-                                culprit,
-                            }),
-                        }
+            if starts_word
+                && bytes[at].is_ascii_hexdigit()
+                && let Some(sha) = leading_sha(&lower[at..], min_len)
+            {
+                let after = lower[at + sha.len()..].trim_start_matches(' ');
+                let before = lower[..at].trim_end();
+                let before = before.strip_suffix("commit").unwrap_or(before).trim_end();
+                let culprit = phrases.iter().any(|phrase| before.ends_with(phrase.as_str()));
+                let cited = culprit || (lower[at + sha.len()..].starts_with(" (") && after.starts_with('('));
+                // A SHA is hex with at least one digit and one letter (a word like `deadbeef` or a number is not).
+                let mixed = sha.bytes().any(|b| b.is_ascii_digit()) && sha.bytes().any(|b| b.is_ascii_alphabetic());
+                if cited && mixed {
+                    match shas.iter_mut().find(|c| c.sha == sha) {
+                        Some(known) => known.culprit |= culprit,
+                        None => shas.push(Citation {
+                            sha: sha.clone(),
+                            culprit,
+                        }),
                     }
-                    at += sha.len();
-                    continue;
                 }
+                at += sha.len();
+                continue;
             }
             at += 1;
         }
