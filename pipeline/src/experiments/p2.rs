@@ -623,7 +623,8 @@ pub struct Sensitivity {
 }
 
 /// The self-check: the blind linker run on the fixes that name their culprit (a `Fixes:` trailer or a citation of a
-/// commit inside the window), as if they named none, and compared with what they name.
+/// commit inside the window), as if they named none, and compared with what they name (right when it is one of the
+/// commits named inside the window).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SelfCheck {
     /// Named fixes whose culprit lies inside the window.
@@ -640,10 +641,10 @@ pub struct SelfCheck {
 }
 
 impl SelfCheck {
-    fn add(&mut self, blind: Option<usize>, named: usize) {
+    fn add(&mut self, blind: Option<usize>, named: &BTreeSet<usize>) {
         self.named += 1;
         match blind {
-            Some(pos) if pos == named => {
+            Some(pos) if named.contains(&pos) => {
                 self.linked += 1;
                 self.correct += 1;
             }
@@ -921,15 +922,16 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
                 .saturating_sub(history.rows[failing].commit_time)
                 <= window
     };
-    let checked: BTreeMap<usize, usize> = pending
+    // A remedy may name several commits (agents' messages cite many): the blind link is right when it is one of them.
+    let mut checked: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for p in pending
         .iter()
         .filter(|p| matches!(p.kind, FailureKind::FixesTrailer | FailureKind::Citation))
-        .filter_map(|p| {
-            p.failing
-                .filter(|&failing| in_window(p.remedy, failing))
-                .map(|f| (p.remedy, f))
-        })
-        .collect();
+    {
+        if let Some(failing) = p.failing.filter(|&failing| in_window(p.remedy, failing)) {
+            checked.entry(p.remedy).or_default().insert(failing);
+        }
+    }
     let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
 
     // Batch 1 (lines): the linkable remedies, whole. Batch 1b (paths): reverts and their reverted changes.
@@ -1067,7 +1069,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     for (index, &remedy) in linkable.iter().enumerate() {
         let blame = &blames[index];
         let top = blame.top();
-        if let Some(&named) = checked.get(&remedy) {
+        if let Some(named) = checked.get(&remedy) {
             self_check.add(top.map(|(c, _)| c), named);
             continue;
         }
