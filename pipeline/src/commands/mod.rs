@@ -4,6 +4,7 @@
 pub mod corpus;
 pub mod p1;
 pub mod p2;
+pub mod p2_audit;
 pub mod p3;
 pub mod suite;
 pub mod synth;

@@ -84,6 +84,7 @@
 //! self-reflection, none) and calls the verdict *robust* when all three agree.
 
 mod classify;
+pub use classify::report_subject;
 pub mod spec;
 mod text;
 

@@ -179,9 +179,10 @@ pub fn write_sheet(rows: &[SheetRow]) -> Result<Vec<u8>, csv::Error> {
 
 /// A sheet that cannot be read: the file, the line (1 = the header), what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", if *line == 0 { String::new() } else { format!(":{line}") })]
 pub struct SheetError {
     pub file: String,
+    /// 0 when the file as a whole is at fault (it cannot be read).
     pub line: u64,
     pub message: String,
 }
