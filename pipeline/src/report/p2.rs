@@ -185,6 +185,7 @@ pub fn audit_formatted(audit: &P2Audit) -> serde_json::Value {
         "replicates": s.corrected.replicates,
         "seed": s.corrected.seed,
         "raw_verdict": audit.raw_verdict.kind.to_string(),
+        "too_few": audit.raw_verdict.n_still_needed > 0,
     })
 }
 
@@ -374,12 +375,16 @@ fn audit_lines(out: &mut String, audit: &P2Audit) {
         text("kappa"),
         text("link_precision")
     ));
+    let basis = if audit.raw_verdict.n_still_needed > 0 {
+        "too few classified failures for any verdict".to_string()
+    } else {
+        format!("the verdict is decided on it (on the raw share: {})", text("raw_verdict"))
+    };
     out.push_str(&format!(
-        "  corrected       only-self-reflection {} {} ({} replicates); the verdict is decided on it (raw: {})\n",
+        "  corrected       only-self-reflection {} {} ({} replicates); {basis}\n",
         text("corrected"),
         text("corrected_ci"),
         s.corrected.replicates,
-        text("raw_verdict")
     ));
 }
 
