@@ -326,10 +326,16 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
         return Err(format!("sample.per_bucket = {} exceeds 1000", spec.sample.per_bucket));
     }
     if !(1..=1000).contains(&spec.audit.per_stratum) {
-        return Err(format!("audit.per_stratum = {} is outside [1, 1000]", spec.audit.per_stratum));
+        return Err(format!(
+            "audit.per_stratum = {} is outside [1, 1000]",
+            spec.audit.per_stratum
+        ));
     }
     if !(100..=100_000).contains(&spec.audit.replicates) {
-        return Err(format!("audit.replicates = {} is outside [100, 100000]", spec.audit.replicates));
+        return Err(format!(
+            "audit.replicates = {} is outside [100, 100000]",
+            spec.audit.replicates
+        ));
     }
     // Every pattern must be able to match something, and only what it says: no empty entries (an empty
     // prefix would match every subject), keywords with at least one word, types that are one word.

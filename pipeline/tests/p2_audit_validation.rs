@@ -38,7 +38,11 @@ fn the_validation_table_is_reproduced_from_the_committed_sheets() {
     let sheets = sheets(&dir);
     if sheets.is_empty() {
         // No sheets committed yet: then no table either (a table without its sheets cannot be reproduced).
-        assert!(!expected_path.exists(), "{} has no sheets beside it", expected_path.display());
+        assert!(
+            !expected_path.exists(),
+            "{} has no sheets beside it",
+            expected_path.display()
+        );
         return;
     }
     let actual = table(&sheets);
@@ -46,7 +50,12 @@ fn the_validation_table_is_reproduced_from_the_committed_sheets() {
         std::fs::write(&expected_path, &actual).unwrap();
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-    assert_eq!(actual, expected, "the sheets give another table; see {}", dir.join("README.md").display());
+    assert_eq!(
+        actual,
+        expected,
+        "the sheets give another table; see {}",
+        dir.join("README.md").display()
+    );
 }
 
 #[test]

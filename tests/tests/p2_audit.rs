@@ -58,7 +58,18 @@ fn a_sheet_is_written_deterministically_and_read_back() {
     let sheet = sandbox.path().join("sheets/a.csv");
     let again = sandbox.path().join("b.csv");
     let write = |to: &Path| {
-        phase0(&["p2", "audit", "--repo", s(&repo), "--name", "fixture/history", "--per-stratum", "2", "--out", s(to)])
+        phase0(&[
+            "p2",
+            "audit",
+            "--repo",
+            s(&repo),
+            "--name",
+            "fixture/history",
+            "--per-stratum",
+            "2",
+            "--out",
+            s(to),
+        ])
     };
     let summary = ok(&write(&sheet));
     assert!(summary.starts_with("P2 audit sheet — "), "{summary}");
@@ -82,29 +93,58 @@ fn a_sheet_is_written_deterministically_and_read_back() {
         sizes.insert(record[11].to_string(), record[12].parse::<u64>().unwrap());
         rows += 1;
     }
-    assert_eq!(sizes.values().sum::<u64>(), analysis["counts"]["total"].as_u64().unwrap());
+    assert_eq!(
+        sizes.values().sum::<u64>(),
+        analysis["counts"]["total"].as_u64().unwrap()
+    );
     assert_eq!(rows as u64, sizes.values().map(|&n| n.min(2)).sum::<u64>());
 
     // A reader who agrees with the tool everywhere: kappa 1, and the corrected share is the raw one.
     let filled = sandbox.path().join("filled.csv");
     std::fs::write(&filled, agree_everywhere(&text)).unwrap();
     let block = ok(&phase0(&[
-        "p2", "--repo", s(&repo), "--name", "fixture/history", "--audit", s(&filled), "--out", s(&out),
+        "p2",
+        "--repo",
+        s(&repo),
+        "--name",
+        "fixture/history",
+        "--audit",
+        s(&filled),
+        "--out",
+        s(&out),
     ]));
-    let line = |prefix: &str| block.lines().find(|l| l.starts_with(prefix)).unwrap_or_default().to_string();
-    assert!(line("  agreement").starts_with(&format!("  agreement       1.000 over {rows} failures, kappa 1.000")), "{block}");
+    let line = |prefix: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        line("  agreement").starts_with(&format!("  agreement       1.000 over {rows} failures, kappa 1.000")),
+        "{block}"
+    );
     let raw = analysis["shares"]["self_reflection"]["estimate"].as_f64().unwrap();
     assert!(
         line("  corrected").starts_with(&format!("  corrected       only-self-reflection {:.1}% [", raw * 100.0)),
         "{block}"
     );
     // The fixture has too few classified failures for any verdict: the audit does not make one.
-    assert!(line("  corrected").ends_with("; too few classified failures for any verdict"), "{block}");
-    assert!(line("  verdict").starts_with("  verdict         INCONCLUSIVE: n = "), "{block}");
+    assert!(
+        line("  corrected").ends_with("; too few classified failures for any verdict"),
+        "{block}"
+    );
+    assert!(
+        line("  verdict").starts_with("  verdict         INCONCLUSIVE: n = "),
+        "{block}"
+    );
     let markdown = std::fs::read_to_string(out.join("p2.md")).unwrap();
     assert!(markdown.contains("## Audit (read back from "), "{markdown}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p2.json")).unwrap()).unwrap();
-    assert_eq!(json["report"]["audit"]["summary"]["audited"].as_u64(), Some(rows as u64));
+    assert_eq!(
+        json["report"]["audit"]["summary"]["audited"].as_u64(),
+        Some(rows as u64)
+    );
     assert_eq!(json["report"]["audit"]["summary"]["unmatched"], serde_json::json!([]));
 }
 
@@ -123,7 +163,10 @@ fn a_bad_sheet_names_its_line_and_writes_nothing() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        format!("phase0: {}:3: is_failure \"perhaps\" is not yes, no or empty\n", sheet.display())
+        format!(
+            "phase0: {}:3: is_failure \"perhaps\" is not yes, no or empty\n",
+            sheet.display()
+        )
     );
     assert!(!out.exists());
 }

@@ -169,11 +169,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let template = super::template(args.templates.as_deref(), "p2.md.j2", render::P2_TEMPLATE)?;
     // A bad sheet is an input error found before the scan.
-    let sheet = args
-        .audit
-        .as_deref()
-        .map(super::p2_audit::read_sheet)
-        .transpose()?;
+    let sheet = args.audit.as_deref().map(super::p2_audit::read_sheet).transpose()?;
     let Scanned {
         prereg,
         repo,
@@ -190,7 +186,14 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         &args.repo,
     );
     let audit = sheet.map(|(path, rows)| {
-        super::p2_audit::read_back(path, rows, &args.repo, args.name.as_deref(), &mut analysis, &prereg.spec)
+        super::p2_audit::read_back(
+            path,
+            rows,
+            &args.repo,
+            args.name.as_deref(),
+            &mut analysis,
+            &prereg.spec,
+        )
     });
     let newest = history.commits.iter().map(|c| c.commit_time).max();
     let generated_at = match as_of_checked {
@@ -217,11 +220,16 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         path: prereg.source.clone(),
         sha256: prereg.sha256.clone(),
     };
-    let mut report = Envelope::new("phase0 p2", prereg_ref, generated_at, P2Report {
-        repository,
-        analysis,
-        audit,
-    });
+    let mut report = Envelope::new(
+        "phase0 p2",
+        prereg_ref,
+        generated_at,
+        P2Report {
+            repository,
+            analysis,
+            audit,
+        },
+    );
     if history.shallow {
         report.status = Status::Partial;
         report.error_code = Some("shallow-history".to_string());

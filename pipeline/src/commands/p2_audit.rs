@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::CommandError;
 use super::p2::{P2Args, Scanned, scan};
+use crate::experiments::ShareVerdict;
 use crate::experiments::p2::{self, P2Analysis, P2Spec, report_subject};
 use crate::experiments::p2_audit::{self as audit, AuditSummary, ReadRow, SheetRow};
-use crate::experiments::ShareVerdict;
 use crate::scan::commits::{CommitDiff, DiffDetail, DiffRequest, ObjectId};
 use crate::scan::git;
 
@@ -66,10 +66,7 @@ pub fn read_back(
     );
     let raw_verdict = analysis.verdict.clone();
     analysis.verdict = audit::decide_on_corrected(&raw_verdict, &summary.corrected, analysis.threshold);
-    P2Audit {
-        summary,
-        raw_verdict,
-    }
+    P2Audit { summary, raw_verdict }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -141,7 +138,10 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
 
     let mut ids: Vec<ObjectId> = Vec::new();
     for (failure, _, _) in &sampled {
-        for sha in [Some(failure.remedy.as_str()), failure.failing.as_deref()].into_iter().flatten() {
+        for sha in [Some(failure.remedy.as_str()), failure.failing.as_deref()]
+            .into_iter()
+            .flatten()
+        {
             ids.extend(ObjectId::from_hex(sha.as_bytes()).ok());
         }
     }
@@ -188,13 +188,21 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
     let bytes = audit::write_sheet(&rows).map_err(|e| input(&e))?;
     let (dir, file) = match (args.sheet.parent(), args.sheet.file_name()) {
         (Some(dir), Some(file)) => (
-            if dir.as_os_str().is_empty() { Path::new(".") } else { dir },
+            if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            },
             file.to_string_lossy().into_owned(),
         ),
         _ => return Err(input(&format!("--out {}: not a file path", args.sheet.display()))),
     };
     let written = super::write_all_atomically(dir, &[(file, bytes)])?;
-    let strata = rows.iter().map(|r| &r.stratum).collect::<std::collections::BTreeSet<_>>().len();
+    let strata = rows
+        .iter()
+        .map(|r| &r.stratum)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     let summary = format!(
         "P2 audit sheet — {} of {} failures of {name} in {strata} strata (tool bucket × detection), at most {} per \
          stratum, seed {}\n  written         {}\n  next            fill is_failure, failing_ok, bucket, note; then \

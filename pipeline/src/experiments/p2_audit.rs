@@ -239,7 +239,10 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         message,
     };
     let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(bytes);
-    let headers = reader.headers().map_err(|e| error(1, format!("not a CSV sheet: {e}")))?.clone();
+    let headers = reader
+        .headers()
+        .map_err(|e| error(1, format!("not a CSV sheet: {e}")))?
+        .clone();
     let mut index = BTreeMap::new();
     for column in COLUMNS {
         let at = headers
@@ -261,7 +264,10 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         let family = family_of(get("detection")).ok_or_else(|| {
             error(
                 line,
-                format!("detection {:?} is not revert.*, fixes-trailer.* or fix-after-change.*", get("detection")),
+                format!(
+                    "detection {:?} is not revert.*, fixes-trailer.* or fix-after-change.*",
+                    get("detection")
+                ),
             )
         })?;
         let stratum = Stratum {
@@ -282,15 +288,26 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         let stratum_size: u64 = get("stratum_size")
             .parse()
             .map_err(|_| error(line, format!("stratum_size {:?} is not a count", get("stratum_size"))))?;
-        let is_failure = yes_no(get("is_failure"))
-            .ok_or_else(|| error(line, format!("is_failure {:?} is not yes, no or empty", get("is_failure"))))?;
-        let failing_ok = yes_no(get("failing_ok"))
-            .ok_or_else(|| error(line, format!("failing_ok {:?} is not yes, no or empty", get("failing_ok"))))?;
+        let is_failure = yes_no(get("is_failure")).ok_or_else(|| {
+            error(
+                line,
+                format!("is_failure {:?} is not yes, no or empty", get("is_failure")),
+            )
+        })?;
+        let failing_ok = yes_no(get("failing_ok")).ok_or_else(|| {
+            error(
+                line,
+                format!("failing_ok {:?} is not yes, no or empty", get("failing_ok")),
+            )
+        })?;
         let reader_bucket = get("bucket");
         let judgement = match is_failure {
             None => {
                 if failing_ok.is_some() || !reader_bucket.is_empty() {
-                    return Err(error(line, "failing_ok or bucket is filled but is_failure is empty".into()));
+                    return Err(error(
+                        line,
+                        "failing_ok or bucket is filled but is_failure is empty".into(),
+                    ));
                 }
                 Judgement::Unaudited
             }
@@ -360,8 +377,10 @@ pub fn population_of_sheets(rows: &[ReadRow]) -> Result<BTreeMap<Stratum, u64>, 
 /// run's current stratum (its rules may have changed since the sheet was written); the others are returned apart,
 /// to be reported, never used.
 pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMatch {
-    let current: BTreeMap<(&str, &str), &Failure> =
-        failures.iter().map(|f| ((f.remedy.as_str(), failing_key(f)), f)).collect();
+    let current: BTreeMap<(&str, &str), &Failure> = failures
+        .iter()
+        .map(|f| ((f.remedy.as_str(), failing_key(f)), f))
+        .collect();
     let mut matched = Vec::new();
     let mut unmatched = Vec::new();
     let mut restratified = 0;
@@ -378,7 +397,11 @@ pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMat
                 row.file,
                 row.line,
                 short(&row.remedy),
-                if row.failing.is_empty() { "–" } else { short(&row.failing) }
+                if row.failing.is_empty() {
+                    "–"
+                } else {
+                    short(&row.failing)
+                }
             )),
         }
     }
@@ -570,9 +593,8 @@ fn corrected_share(tallies: &[Tally], spec: &AuditSpec, alpha: f64) -> Corrected
     let undefined = (draws.len() - values.len()) as u32;
     CorrectedShare {
         method: CORRECTED_METHOD,
-        share: point.and_then(|estimate| {
-            percentile_interval(&mut values, alpha).map(|(lo, hi)| Interval { estimate, lo, hi })
-        }),
+        share: point
+            .and_then(|estimate| percentile_interval(&mut values, alpha).map(|(lo, hi)| Interval { estimate, lo, hi })),
         replicates: spec.replicates,
         seed: spec.seed,
         undefined_replicates: undefined,
@@ -751,15 +773,16 @@ pub fn validation_table(summary: &AuditSummary) -> String {
         "| repository | audited | failures | failure precision | link precision (ok/judged) | bucket agreement | kappa |\n\
          |---|---:|---:|---|---|---:|---:|\n",
     );
-    let mut line = |repo: &str, audited, failures, fp: &Option<Interval>, ok, judged, lp: &Option<Interval>, a: &Agreement| {
-        out.push_str(&format!(
-            "| {repo} | {audited} | {failures} | {} | {} ({ok}/{judged}) | {} | {} |\n",
-            pct(fp),
-            pct(lp),
-            num(a.observed),
-            num(a.kappa)
-        ));
-    };
+    let mut line =
+        |repo: &str, audited, failures, fp: &Option<Interval>, ok, judged, lp: &Option<Interval>, a: &Agreement| {
+            out.push_str(&format!(
+                "| {repo} | {audited} | {failures} | {} | {} ({ok}/{judged}) | {} | {} |\n",
+                pct(fp),
+                pct(lp),
+                num(a.observed),
+                num(a.kappa)
+            ));
+        };
     for r in &summary.by_repo {
         line(
             &r.repo,

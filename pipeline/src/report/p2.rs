@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
-use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
 use crate::commands::p2_audit::P2Audit;
+use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
 use crate::experiments::p2_audit::AuditSummary;
 use crate::prereg::P2Spec;
 
@@ -363,7 +363,11 @@ fn audit_lines(out: &mut String, audit: &P2Audit) {
     for b in f["by_tool_bucket"].as_array().into_iter().flatten() {
         out.push_str(&format!(
             "  audit {:<9} bucket precision {}, failure precision {}\n",
-            b["bucket"].as_str().unwrap_or_default().replace("human-review", "review").replace("self-reflection", "self"),
+            b["bucket"]
+                .as_str()
+                .unwrap_or_default()
+                .replace("human-review", "review")
+                .replace("self-reflection", "self"),
             b["bucket_precision"].as_str().unwrap_or_default(),
             b["failure_precision"].as_str().unwrap_or_default()
         ));
@@ -378,7 +382,10 @@ fn audit_lines(out: &mut String, audit: &P2Audit) {
     let basis = if audit.raw_verdict.n_still_needed > 0 {
         "too few classified failures for any verdict".to_string()
     } else {
-        format!("the verdict is decided on it (on the raw share: {})", text("raw_verdict"))
+        format!(
+            "the verdict is decided on it (on the raw share: {})",
+            text("raw_verdict")
+        )
     };
     out.push_str(&format!(
         "  corrected       only-self-reflection {} {} ({} replicates); {basis}\n",

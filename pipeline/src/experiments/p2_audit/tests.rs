@@ -43,9 +43,15 @@ fn the_hand_made_sheet_matches_the_reference_script() {
             )
         })
         .collect();
-    assert_eq!((repos[0].0, repos[0].1, repos[0].2, repos[0].3, repos[0].4), ("a/a", 8, 7, 5, 6));
+    assert_eq!(
+        (repos[0].0, repos[0].1, repos[0].2, repos[0].3, repos[0].4),
+        ("a/a", 8, 7, 5, 6)
+    );
     assert!(close(repos[0].5, 0.5714285714285714) && close(repos[0].6, 0.38235294117647056));
-    assert_eq!((repos[1].0, repos[1].1, repos[1].2, repos[1].3, repos[1].4), ("b/b", 5, 4, 2, 4));
+    assert_eq!(
+        (repos[1].0, repos[1].1, repos[1].2, repos[1].3, repos[1].4),
+        ("b/b", 5, 4, 2, 4)
+    );
     assert!(close(repos[1].5, 0.25) && close(repos[1].6, 0.0));
     // Σ N·sr/a ÷ Σ N·classified/a = 39.1667 / 76.6667 = 47/92.
     let share = audit.corrected.share.unwrap();
@@ -60,7 +66,12 @@ fn the_hand_made_confusion_matrix_and_precisions() {
     // Rows: tool ci, human-review, self-reflection, ambiguous; columns: reader's four buckets, not a failure.
     assert_eq!(
         audit.confusion.counts,
-        vec![vec![1, 0, 1, 0, 1], vec![0, 1, 0, 1, 0], vec![1, 1, 3, 0, 0], vec![1, 0, 1, 0, 1]]
+        vec![
+            vec![1, 0, 1, 0, 1],
+            vec![0, 1, 0, 1, 0],
+            vec![1, 1, 3, 0, 0],
+            vec![1, 0, 1, 0, 1]
+        ]
     );
     let ci = &audit.by_tool_bucket[0];
     assert_eq!((ci.audited, ci.failures, ci.agreeing), (3, 2, 1));
@@ -74,7 +85,11 @@ fn the_hand_made_confusion_matrix_and_precisions() {
     );
     assert_eq!(audit.population_unaudited, 0);
     assert_eq!(
-        audit.strata.iter().map(|s| (s.stratum.as_str(), s.population, s.audited)).collect::<Vec<_>>(),
+        audit
+            .strata
+            .iter()
+            .map(|s| (s.stratum.as_str(), s.population, s.audited))
+            .collect::<Vec<_>>(),
         vec![
             ("ci/fix-after-change", 40, 3),
             ("human-review/revert", 10, 2),
@@ -101,7 +116,13 @@ fn with_line(line: usize, from: &str, to: &str) -> String {
     HAND_MADE
         .lines()
         .enumerate()
-        .map(|(i, l)| if i + 1 == line { l.replacen(from, to, 1) } else { l.to_string() })
+        .map(|(i, l)| {
+            if i + 1 == line {
+                l.replacen(from, to, 1)
+            } else {
+                l.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -123,7 +144,11 @@ fn bad_sheets_name_the_file_and_line() {
         "s.csv:4: failing_ok is filled but is_failure is no"
     );
     assert_eq!(
-        error(with_line(5, "ci/fix-after-change,40,,,,", "ci/fix-after-change,40,,,ci,")),
+        error(with_line(
+            5,
+            "ci/fix-after-change,40,,,,",
+            "ci/fix-after-change,40,,,ci,"
+        )),
         "s.csv:5: failing_ok or bucket is filled but is_failure is empty"
     );
     assert_eq!(
@@ -165,7 +190,10 @@ fn the_verdict_follows_the_corrected_interval() {
              lies below 5.0%"
         ]
     );
-    assert_eq!(decide_on_corrected(&raw, &corrected(0.2, 0.06, 0.3), 0.05).kind, VerdictKind::Pass);
+    assert_eq!(
+        decide_on_corrected(&raw, &corrected(0.2, 0.06, 0.3), 0.05).kind,
+        VerdictKind::Pass
+    );
     assert_eq!(
         decide_on_corrected(&raw, &corrected(0.06, 0.03, 0.1), 0.05).kind,
         VerdictKind::Inconclusive
@@ -255,7 +283,15 @@ fn samples_are_stratified_seeded_and_capped() {
         subject: String::new(),
     };
     let mut failures: Vec<Failure> = (0..7)
-        .map(|i| failure(i, Bucket::Ci, ClassRule::CiMessage, FailureKind::FixAfterChange, LinkRule::FixAfterChange))
+        .map(|i| {
+            failure(
+                i,
+                Bucket::Ci,
+                ClassRule::CiMessage,
+                FailureKind::FixAfterChange,
+                LinkRule::FixAfterChange,
+            )
+        })
         .collect();
     failures.push(failure(
         99,
