@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use e2e::{Sandbox, binary};
+use e2e::{Sandbox, binary, stdout_of_success as ok};
 
 fn fixture(sandbox: &Sandbox) -> PathBuf {
     let repo = sandbox.path().join("history");
@@ -17,16 +17,6 @@ fn phase0(args: &[&str]) -> Output {
         .env_remove("SOURCE_DATE_EPOCH")
         .output()
         .expect("phase0 runs")
-}
-
-fn ok(output: &Output) -> String {
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 fn s(path: &Path) -> &str {
