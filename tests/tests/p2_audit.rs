@@ -130,6 +130,35 @@ fn a_sheet_is_written_deterministically_and_read_back() {
     );
     let markdown = std::fs::read_to_string(out.join("p2.md")).unwrap();
     assert!(markdown.contains("## Audit (read back from "), "{markdown}");
+    assert!(
+        markdown.contains(&format!(
+            "Agreement of tool and reader buckets over the {rows} audited failures: 1.000,\nCohen's kappa 1.000."
+        )),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("The history has too few classified failures for any verdict, audited or not."),
+        "{markdown}"
+    );
+    // The bootstrap is seeded from the prereg: a second run writes the same bytes.
+    let out_again = sandbox.path().join("out-again");
+    ok(&phase0(&[
+        "p2",
+        "--repo",
+        s(&repo),
+        "--name",
+        "fixture/history",
+        "--audit",
+        s(&filled),
+        "--out",
+        s(&out_again),
+    ]));
+    for name in ["p2.json", "p2.md"] {
+        assert_eq!(
+            std::fs::read(out.join(name)).unwrap(),
+            std::fs::read(out_again.join(name)).unwrap()
+        );
+    }
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p2.json")).unwrap()).unwrap();
     assert_eq!(
         json["report"]["audit"]["summary"]["audited"].as_u64(),
