@@ -103,24 +103,30 @@ enum Command {
     },
     /// P2 gate buckets: of the failures in git history, how many would only self-reflection have caught?
     P2 {
+        /// `audit`: write a sample sheet for a reader instead of the reports.
+        #[command(subcommand)]
+        action: Option<P2Action>,
         /// The repository to scan (a work tree, a directory inside one, or a bare repository).
-        #[arg(long, default_value = ".")]
+        #[arg(long, default_value = ".", global = true)]
         repo: PathBuf,
         /// Walk the history reachable from this revision.
-        #[arg(long, default_value = "HEAD")]
+        #[arg(long, default_value = "HEAD", global = true)]
         rev: String,
         /// Follow only first parents (like `git log --first-parent`).
-        #[arg(long)]
+        #[arg(long, global = true)]
         first_parent: bool,
         /// Only commits whose committer time is at or after this (YYYY-MM-DD, UTC, or RFC 3339).
-        #[arg(long)]
+        #[arg(long, global = true)]
         since: Option<String>,
         /// Only commits whose committer time is at or before this (a date includes the whole day).
-        #[arg(long)]
+        #[arg(long, global = true)]
         until: Option<String>,
         /// A pre-registration replacing the embedded experiments/p2.toml.
-        #[arg(long)]
+        #[arg(long, global = true)]
         prereg: Option<PathBuf>,
+        /// The repository's name in audit sheets (owner/name); default from the path.
+        #[arg(long, global = true)]
+        name: Option<String>,
         /// Where p2.json, p2.md and p2-failures.csv go.
         #[arg(long, default_value = "reports/p2")]
         out: PathBuf,
@@ -133,6 +139,10 @@ enum Command {
         /// A directory with a p2.md.j2 that replaces the embedded template.
         #[arg(long)]
         templates: Option<PathBuf>,
+        /// A filled audit sheet (`phase0 p2 audit`): report what the reader measured and decide the verdict on
+        /// the share corrected for it.
+        #[arg(long, value_name = "SHEET")]
+        audit: Option<PathBuf>,
     },
     /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
     P3 {
@@ -202,6 +212,20 @@ enum Command {
     Synth {
         #[command(subcommand)]
         what: Synth,
+    },
+}
+
+/// `phase0 p2 <action>`.
+#[derive(Subcommand)]
+enum P2Action {
+    /// Write a stratified, seeded sample of the failures (tool bucket × detection) as a CSV sheet for a reader.
+    Audit {
+        /// Failures sampled per stratum (default: the prereg's `[audit] per_stratum`).
+        #[arg(long)]
+        per_stratum: Option<usize>,
+        /// The sheet to write.
+        #[arg(long, default_value = "reports/p2/p2-audit.csv")]
+        out: PathBuf,
     },
 }
 
@@ -291,16 +315,19 @@ fn main() -> ExitCode {
             print_outcome(commands::p1::run(&args).map(|o| (o.summary, o.json)), json)
         }
         Command::P2 {
+            action,
             repo,
             rev,
             first_parent,
             since,
             until,
             prereg,
+            name,
             out,
             json,
             as_of,
             templates,
+            audit,
         } => {
             let args = commands::p2::P2Args {
                 repo,
@@ -314,7 +341,17 @@ fn main() -> ExitCode {
                 source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
                 templates,
                 progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+                audit,
+                name,
             };
+            if let Some(P2Action::Audit { per_stratum, out }) = action {
+                let args = commands::p2_audit::P2AuditArgs {
+                    p2: args,
+                    per_stratum,
+                    sheet: out,
+                };
+                return print_outcome(commands::p2_audit::write(&args).map(|o| (o.summary, Vec::new())), false);
+            }
             let outcome = commands::p2::run(&args).map(|o| {
                 if let Some(hint) = o.hint.filter(|_| args.progress) {
                     eprintln!("{hint}");

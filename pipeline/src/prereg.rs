@@ -332,6 +332,18 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
     if spec.sample.per_bucket > 1000 {
         return Err(format!("sample.per_bucket = {} exceeds 1000", spec.sample.per_bucket));
     }
+    if !(1..=1000).contains(&spec.audit.per_stratum) {
+        return Err(format!(
+            "audit.per_stratum = {} is outside [1, 1000]",
+            spec.audit.per_stratum
+        ));
+    }
+    if !(100..=100_000).contains(&spec.audit.replicates) {
+        return Err(format!(
+            "audit.replicates = {} is outside [100, 100000]",
+            spec.audit.replicates
+        ));
+    }
     // Every pattern must be able to match something, and only what it says: no empty entries (an empty
     // prefix would match every subject), keywords with at least one word, types that are one word.
     let lists: [(&str, &[String], bool); 11] = [
@@ -455,6 +467,19 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .ends_with("revert.words[0] = \"\" has no letter or digit")
+        );
+
+        std::fs::write(&path, P2_DEFAULT.replace("replicates = 2000", "replicates = 10")).unwrap();
+        assert_eq!(
+            Prereg::p2(Some(&path)).unwrap_err().to_string(),
+            format!("{}:1: audit.replicates = 10 is outside [100, 100000]", path.display())
+        );
+        // Without an [audit] table (the first version of the file): its defaults.
+        let without = &P2_DEFAULT[..P2_DEFAULT.find("\n[audit]").unwrap()];
+        std::fs::write(&path, without).unwrap();
+        assert_eq!(
+            Prereg::p2(Some(&path)).unwrap().spec.audit,
+            crate::experiments::p2_audit::AuditSpec::default()
         );
 
         std::fs::write(&path, P2_DEFAULT.replace("experiment = \"p2\"", "experiment = \"p1\"")).unwrap();

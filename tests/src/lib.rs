@@ -160,6 +160,17 @@ pub fn run_with_stdin(mut command: Command, stdin: &[u8]) -> Output {
     output
 }
 
+/// The stdout of a run that must have exited 0 (else the test fails showing its stderr).
+pub fn stdout_of_success(output: &Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
 pub fn write(path: &Path, contents: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).unwrap();

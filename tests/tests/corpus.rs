@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use e2e::{Sandbox, binary, files_in};
+use e2e::{Sandbox, binary, files_in, stdout_of_success as ok};
 use serde_json::Value;
 
 struct Fixture {
@@ -54,16 +54,6 @@ fn corpus(f: &Fixture, out: &Path, extra: &[&str]) -> Output {
     ];
     args.extend(extra.iter().map(|a| os(a)));
     phase0(&args)
-}
-
-fn ok(output: &Output) -> String {
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 /// The fixture's commits by subject.

@@ -5,6 +5,7 @@ pub mod corpus;
 pub mod out_dir;
 pub mod p1;
 pub mod p2;
+pub mod p2_audit;
 pub mod p3;
 pub mod suite;
 pub mod synth;

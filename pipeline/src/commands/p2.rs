@@ -29,6 +29,10 @@ pub struct P2Args {
     pub templates: Option<PathBuf>,
     /// Show a spinner on stderr (the caller decides: only when stderr is a terminal).
     pub progress: bool,
+    /// `--audit SHEET`: a filled audit sheet; the verdict is then decided on the audit-corrected share.
+    pub audit: Option<PathBuf>,
+    /// The repository's name in audit sheets (`owner/name`); default from the path ([`super::p2_audit`]).
+    pub name: Option<String>,
 }
 
 /// What a run produced.
@@ -105,10 +109,24 @@ impl Drop for Spinner {
 /// Unreadable commits named in a report (the count is always given).
 const UNREADABLE_NAMED: usize = 20;
 
-pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
+/// A walked and analysed history, before any report is rendered (shared by `phase0 p2` and `phase0 p2 audit`).
+pub(crate) struct Scanned {
+    pub prereg: Prereg<p2::P2Spec>,
+    pub repo: gix::ThreadSafeRepository,
+    pub history: git::History,
+    pub known: git::KnownCommits,
+    pub analysis: p2::P2Analysis,
+    /// Commits whose diff needs a missing object: id → the error naming it.
+    pub unreadable: BTreeMap<String, String>,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub as_of_checked: Option<String>,
+}
+
+/// Loads the prereg, checks the dates, walks the history and runs the analysis.
+pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let prereg = Prereg::p2(args.prereg.as_deref()).map_err(|e| input(&e))?;
-    let template = super::template(args.templates.as_deref(), "p2.md.j2", render::P2_TEMPLATE)?;
     let since = args
         .since
         .as_deref()
@@ -143,11 +161,6 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         until,
     };
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
-    let hint = filters_hint(
-        history.commits.len(),
-        || ChangedPaths::missing(&repo.to_thread_local()),
-        &args.repo,
-    );
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
@@ -163,8 +176,50 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         Ok::<_, git::GitScanError>(diffs)
     })
     .map_err(|e| input(&e))?;
-    drop(spinner);
+    Ok(Scanned {
+        prereg,
+        repo,
+        history,
+        known,
+        analysis,
+        unreadable,
+        since,
+        until,
+        as_of_checked,
+    })
+}
 
+pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    let template = super::template(args.templates.as_deref(), "p2.md.j2", render::P2_TEMPLATE)?;
+    // A bad sheet is an input error found before the scan.
+    let sheet = args.audit.as_deref().map(super::p2_audit::read_sheet).transpose()?;
+    let Scanned {
+        prereg,
+        repo,
+        history,
+        known,
+        mut analysis,
+        unreadable,
+        since,
+        until,
+        as_of_checked,
+    } = scan(args)?;
+    let hint = filters_hint(
+        history.commits.len(),
+        || ChangedPaths::missing(&repo.to_thread_local()),
+        &args.repo,
+    );
+    let audit = sheet.map(|(path, rows)| {
+        super::p2_audit::read_back(
+            path,
+            rows,
+            &args.repo,
+            args.name.as_deref(),
+            &mut analysis,
+            &prereg.spec,
+        )
+    });
     let newest = history.commits.iter().map(|c| c.commit_time).max();
     let generated_at = match as_of_checked {
         Some(at) => Some(at),
@@ -196,7 +251,16 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         path: prereg.source.clone(),
         sha256: prereg.sha256.clone(),
     };
-    let mut report = Envelope::new("phase0 p2", prereg_ref, generated_at, P2Report { repository, analysis });
+    let mut report = Envelope::new(
+        "phase0 p2",
+        prereg_ref,
+        generated_at,
+        P2Report {
+            repository,
+            analysis,
+            audit,
+        },
+    );
     if history.shallow {
         report.status = Status::Partial;
         report.error_code = Some("shallow-history".to_string());

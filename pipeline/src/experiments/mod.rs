@@ -3,6 +3,7 @@
 pub mod corpus;
 pub mod p1;
 pub mod p2;
+pub mod p2_audit;
 pub mod p3;
 
 use serde::Serialize;

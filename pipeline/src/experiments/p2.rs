@@ -85,6 +85,7 @@
 
 mod classify;
 mod link;
+pub use classify::report_subject;
 pub mod spec;
 mod text;
 

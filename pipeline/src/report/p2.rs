@@ -4,7 +4,9 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
+use crate::commands::p2_audit::P2Audit;
 use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
+use crate::experiments::p2_audit::AuditSummary;
 use crate::prereg::P2Spec;
 
 /// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.
@@ -16,6 +18,9 @@ pub const FAILURES_CSV: &str = "p2-failures.csv";
 pub struct P2Report {
     pub repository: RepositorySummary,
     pub analysis: P2Analysis,
+    /// With `--audit SHEET`: what the reader measured; `analysis.verdict` is then decided on the corrected share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<P2Audit>,
 }
 
 /// The repository and the part of its history that was walked.
@@ -146,6 +151,55 @@ pub fn formatted(analysis: &P2Analysis) -> serde_json::Value {
     })
 }
 
+/// A proportion with its interval as the audit prints it: `0.83 [0.44, 0.97] (5/6)`.
+fn ratio(interval: &Option<crate::stats::Interval>, k: u64, n: u64) -> String {
+    interval.map_or_else(
+        || format!("undefined ({k}/{n})"),
+        |i| format!("{:.2} [{:.2}, {:.2}] ({k}/{n})", i.estimate, i.lo, i.hi),
+    )
+}
+
+fn optional(x: Option<f64>) -> String {
+    x.map_or_else(|| "undefined".to_string(), |x| format!("{x:.3}"))
+}
+
+/// The audit's numbers as the reports print them.
+pub fn audit_formatted(audit: &P2Audit) -> serde_json::Value {
+    let s: &AuditSummary = &audit.summary;
+    serde_json::json!({
+        "sheets": s.sheets.join(", "),
+        "rows": s.rows,
+        "audited": s.audited,
+        "unaudited": s.unaudited,
+        "unmatched": s.unmatched,
+        "restratified": s.restratified,
+        "population_unaudited": s.population_unaudited,
+        "strata": s.strata,
+        "by_tool_bucket": s.by_tool_bucket.iter().map(|b| serde_json::json!({
+            "bucket": b.tool_bucket.id(),
+            "audited": b.audited,
+            "failure_precision": ratio(&b.failure_precision, b.failures, b.audited),
+            "bucket_precision": ratio(&b.bucket_precision, b.agreeing, b.failures),
+        })).collect::<Vec<_>>(),
+        "confusion_header": s.confusion.reader,
+        "confusion": s.confusion.tool.iter().zip(&s.confusion.counts).map(|(tool, counts)| serde_json::json!({
+            "tool": tool, "counts": counts,
+        })).collect::<Vec<_>>(),
+        "agreement": optional(s.agreement.observed),
+        "kappa": optional(s.agreement.kappa),
+        "agreement_n": s.agreement.n,
+        "failure_precision": ratio(&s.failure_precision, s.by_tool_bucket.iter().map(|b| b.failures).sum(), s.audited),
+        "link_precision": ratio(&s.link_precision, s.link_ok, s.link_judged),
+        "corrected": percent(&s.corrected.share),
+        "corrected_ci": percent_ci(&s.corrected.share),
+        "corrected_method": s.corrected.method,
+        "replicates": s.corrected.replicates,
+        "seed": s.corrected.seed,
+        "raw_verdict": audit.raw_verdict.kind.to_string(),
+        "too_few": audit.raw_verdict.n_still_needed > 0,
+    })
+}
+
 /// Renders `template` (the source of `p2.md.j2`) for the report in `envelope`.
 pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) -> Result<String, TemplateError> {
     #[derive(Serialize)]
@@ -161,6 +215,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) ->
         interval_label: String,
         fmt: serde_json::Value,
         failures_csv: &'static str,
+        audit: Option<serde_json::Value>,
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -178,6 +233,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) ->
         interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
         fmt: formatted(analysis),
         failures_csv: FAILURES_CSV,
+        audit: envelope.report.audit.as_ref().map(audit_formatted),
     };
     super::render_markdown("p2.md.j2", template, &view)
 }
@@ -321,6 +377,9 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
             text(&["self_check", "recall_ci"]),
         )
     });
+    if let Some(audit) = &envelope.report.audit {
+        audit_lines(&mut out, audit);
+    }
     let needed = (a.verdict.n_still_needed > 0).then(|| {
         format!(
             "  failures needed {} more classified ({} in all)",
@@ -329,6 +388,54 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
     });
     super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
     out
+}
+
+/// The audit's lines of the stdout block.
+fn audit_lines(out: &mut String, audit: &P2Audit) {
+    let f = audit_formatted(audit);
+    let text = |key: &str| f[key].as_str().unwrap_or_default().to_string();
+    let s = &audit.summary;
+    out.push_str(&format!(
+        "  audit           {}: {} rows, {} audited, {} unaudited, {} not failures of this run\n",
+        text("sheets"),
+        s.rows + s.unmatched.len() as u64,
+        s.audited,
+        s.unaudited,
+        s.unmatched.len()
+    ));
+    for b in f["by_tool_bucket"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "  audit {:<9} bucket precision {}, failure precision {}\n",
+            b["bucket"]
+                .as_str()
+                .unwrap_or_default()
+                .replace("human-review", "review")
+                .replace("self-reflection", "self"),
+            b["bucket_precision"].as_str().unwrap_or_default(),
+            b["failure_precision"].as_str().unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!(
+        "  agreement       {} over {} failures, kappa {}; links {}\n",
+        text("agreement"),
+        s.agreement.n,
+        text("kappa"),
+        text("link_precision")
+    ));
+    let basis = if audit.raw_verdict.n_still_needed > 0 {
+        "too few classified failures for any verdict".to_string()
+    } else {
+        format!(
+            "the verdict is decided on it (on the raw share: {})",
+            text("raw_verdict")
+        )
+    };
+    out.push_str(&format!(
+        "  corrected       only-self-reflection {} {} ({} replicates); {basis}\n",
+        text("corrected"),
+        text("corrected_ci"),
+        s.corrected.replicates,
+    ));
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ pub fn stratified_bootstrap(
 
 /// Counts per category of `trials` draws with replacement from rows whose category counts are `counts`
 /// (summing to `trials`): a multinomial with probabilities `count / trials`, as successive binomials.
-fn multinomial(counts: impl Iterator<Item = u64>, trials: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
+pub(crate) fn multinomial(counts: impl Iterator<Item = u64>, trials: u64, rng: &mut ChaCha8Rng) -> Vec<u64> {
     let (mut left_trials, mut left_weight) = (trials, trials);
     counts
         .map(|count| {
@@ -113,7 +113,7 @@ fn multinomial(counts: impl Iterator<Item = u64>, trials: u64, rng: &mut ChaCha8
 }
 
 /// The `alpha/2` and `1 − alpha/2` quantiles (numpy's default linear interpolation); `None` without values.
-fn percentile_interval(values: &mut [f64], alpha: f64) -> Option<(f64, f64)> {
+pub(crate) fn percentile_interval(values: &mut [f64], alpha: f64) -> Option<(f64, f64)> {
     if values.is_empty() {
         return None;
     }

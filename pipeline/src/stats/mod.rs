@@ -17,14 +17,16 @@
 //! Reference values from an independent Python implementation (`scripts/reference/p1_stats.py`) are checked
 //! by `pipeline/tests/stats_reference.rs`.
 
+mod agreement;
 mod auc;
-mod bootstrap;
+pub(crate) mod bootstrap;
 mod calibration;
 mod groups;
 mod power;
 mod proportion;
 mod roc;
 
+pub use agreement::{Agreement, ConfusionMatrix};
 pub use auc::{Auc, AucOutcome, UndefinedAuc, auc, auc_of_groups};
 pub use bootstrap::{BootstrapIntervals, stratified_bootstrap};
 pub use calibration::{

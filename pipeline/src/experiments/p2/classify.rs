@@ -193,7 +193,7 @@ fn compare_lines(remedy: &[FileDiff], failing: &CommitDiff) -> Placement {
 }
 
 /// A subject as reports show it: redacted, control characters replaced, cut to [`SUBJECT_MAX_CHARS`].
-fn report_subject(subject: &str) -> String {
+pub fn report_subject(subject: &str) -> String {
     let redacted = capture::redact(subject.trim());
     let clean = redacted.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c });
     if redacted.chars().count() <= SUBJECT_MAX_CHARS {

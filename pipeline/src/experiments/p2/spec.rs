@@ -24,6 +24,9 @@ pub struct P2Spec {
     pub link: P2Link,
     pub classify: P2Classify,
     pub sample: P2Sample,
+    /// `[audit]`: the audit sheet's sample and the corrected share's bootstrap (defaults when absent).
+    #[serde(default)]
+    pub audit: crate::experiments::p2_audit::AuditSpec,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
