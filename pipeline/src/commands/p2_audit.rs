@@ -139,8 +139,10 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
     ids.sort_unstable();
     ids.dedup();
     let requests: Vec<DiffRequest> = ids.iter().map(|&id| DiffRequest::whole(id)).collect();
-    let diffs: BTreeMap<String, CommitDiff> = git::diffs_of_known(&repo, &known, &requests, DiffDetail::Lines)
+    // A commit whose diff needs a missing object (a partial clone) gets an empty diffstat, as in the report.
+    let diffs: BTreeMap<String, CommitDiff> = git::diffs_skipping_missing(&repo, &known, &requests, DiffDetail::Lines)
         .map_err(|e| input(&e))?
+        .0
         .into_iter()
         .map(|d| (d.id.to_string(), d))
         .collect();
