@@ -935,18 +935,43 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     }
     let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
 
-    // Batch 1 (lines): the linkable remedies, whole. Batch 1b (paths): reverts and their reverted changes.
+    // Batch 1 (paths): the linkable remedies, reverts and their reverted changes. Batch 2 (lines): the linkable
+    // remedies' lines in their files that can be evidence: a task or data file (`.beads/issues.jsonl`, megabytes,
+    // touched by most commits of an agent's repository) is never diffed line by line.
     let mut got = Diffs::new(&history);
-    let lines = requests(&history, linkable.iter().map(|&pos| (pos, None)));
-    fetch(&history, lines, DiffDetail::Lines, diffs, &mut got, &mut summary)?;
-    let reverts: BTreeSet<usize> = pending
+    let reverts = pending
         .iter()
         .filter(|p| p.kind == FailureKind::Revert)
-        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
-        .filter(|&pos| !got.contains(pos))
-        .collect();
-    let whole = requests(&history, reverts.into_iter().map(|pos| (pos, None)));
+        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing));
+    let paths_wanted: BTreeSet<usize> = linkable.iter().copied().chain(reverts).collect();
+    let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    let ignored = &history.matchers.ignore_paths;
+    let scoped = linkable.iter().filter_map(|&pos| {
+        let files = got.get(pos)?;
+        let evidence: BTreeSet<String> = files
+            .files
+            .iter()
+            .map(|file| file.path.clone())
+            .filter(|path| !ignored.matches(path))
+            .collect();
+        (!evidence.is_empty()).then_some((pos, Some(evidence)))
+    });
+    let lines = requests(&history, scoped.collect::<Vec<_>>());
+    let mut remedy_lines = Diffs::new(&history);
+    fetch(
+        &history,
+        lines,
+        DiffDetail::Lines,
+        diffs,
+        &mut remedy_lines,
+        &mut summary,
+    )?;
+    for (pos, slot) in remedy_lines.0.into_iter().enumerate() {
+        if let Some(diff) = slot {
+            got.0[pos] = Some(merge_lines(got.0[pos].take(), diff));
+        }
+    }
 
     // Each linkable remedy's evidence: the lines it removes or rewrites, per file, and the candidates in its window.
     let ignore = &history.matchers.ignore_paths;
@@ -958,13 +983,17 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         })
         .collect();
     let mut windows: Vec<Vec<usize>> = Vec::with_capacity(linkable.len());
+    // Distinct commits passed through as mass changes (by subject here, by file count below).
+    let mut mass_by_subject: BTreeSet<usize> = BTreeSet::new();
     for &remedy in &linkable {
         let time = history.rows[remedy].commit_time;
         let mut in_window = (remedy + 1..history.rows.len())
             .take_while(|&pos| time.saturating_sub(history.rows[pos].commit_time) <= window)
             .filter(|&pos| {
                 let candidate = history.parsed[pos].is_candidate_change();
-                summary.mass_changes += u64::from(!candidate && !history.parsed[pos].merge);
+                if !candidate && !history.parsed[pos].merge {
+                    mass_by_subject.insert(pos);
+                }
                 candidate
             });
         let chosen: Vec<usize> = in_window.by_ref().take(spec.fix_after_change.max_candidates).collect();
@@ -974,7 +1003,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         windows.push(chosen);
     }
 
-    // Batch 2 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
+    // Batch 3 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
     // them. Only a shared file can carry evidence.
     let remedy_paths: Vec<BTreeSet<&str>> = linkable
         .iter()
@@ -992,7 +1021,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     let mut touched = Diffs::new(&history);
     fetch(&history, asked, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
 
-    // Batch 3 (lines, restricted): the lines the touching candidates added to those shared files.
+    // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files.
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
     let asked: Vec<DiffRequest> = restricted_requests(&history, &windows, &remedy_paths, touching)
         .into_iter()
@@ -1005,7 +1034,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     fetch(&history, asked, DiffDetail::Lines, diffs, &mut added, &mut summary)?;
 
     // Blame each remedy's removed lines through its window, then pass through the mass changes by file count: the
-    // whole paths of every candidate that won a line (batch 4) tell which touched more than the limit.
+    // whole paths of every candidate that won a line (batch 5) tell which touched more than the limit.
     let first: Vec<link::Blame> = linkable
         .iter()
         .zip(&evidence)
@@ -1050,7 +1079,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         })
         .map(|(pos, _)| pos)
         .collect();
-    summary.mass_changes += mass.len() as u64;
+    summary.mass_changes = mass_by_subject.union(&mass).count() as u64;
     let blames: Vec<link::Blame> = linkable
         .iter()
         .zip(&evidence)
@@ -1117,7 +1146,7 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     }
     self_check.finish(stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN));
 
-    // A linked candidate's whole paths (batch 4) with the lines it added to its fixes' files (batch 3): all that
+    // A linked candidate's whole paths (batch 5) with the lines it added to its fixes' files (batch 4): all that
     // classification reads of it.
     for p in pending.iter().filter(|p| p.kind == FailureKind::FixAfterChange) {
         if let Some(pos) = p.failing
@@ -1127,8 +1156,8 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         }
     }
 
-    // Batch 5 (lines): what classification still needs for the SHA-named failures. A remedy needs the lines of all
-    // its files (unless batch 1 read them); a failing change only those of its remedies' files.
+    // Batch 6 (lines): what classification still needs for the SHA-named failures. A remedy needs the lines of all
+    // its files (unless batch 2 read them); a failing change only those of its remedies' files.
     let with_lines: BTreeSet<usize> = linkable.iter().copied().collect();
     let mut lines_wanted: BTreeMap<usize, LineScope> = BTreeMap::new();
     for p in pending

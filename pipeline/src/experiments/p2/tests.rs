@@ -990,7 +990,13 @@ fn candidates_lines_only_at_their_fixes_files() {
         .map(|(requests, _)| requests)
         .collect();
     assert_eq!(lines.len(), 2, "the fixes' lines, then the candidates'");
-    assert_eq!(lines[0], &[8, 7, 6, 5].map(|n| DiffRequest::whole(oid(n))).to_vec());
+    let fixes: Vec<ObjectId> = lines[0].iter().map(|request| request.id).collect();
+    assert_eq!(fixes, [8, 7, 6, 5].map(oid));
+    assert!(
+        lines[0]
+            .iter()
+            .all(|request| request.only_paths.is_none() && request.line_paths.is_some())
+    );
     for request in lines[1] {
         assert!(
             request.only_paths.is_some() && request.line_paths.as_ref() == request.only_paths.as_deref(),
@@ -1050,10 +1056,30 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
     assert_eq!(
         calls,
         [
-            // The fixes and, for the self-check, the Fixes remedy inside its window: whole, with lines.
-            (ids(&[6, 5, 4]), DiffDetail::Lines),
-            // The revert and its reverted change.
-            (ids(&[3, 2]), DiffDetail::Paths),
+            // The fixes, the Fixes remedy inside its window (for the self-check), the revert and its reverted
+            // change: paths.
+            (ids(&[6, 5, 4, 3, 2]), DiffDetail::Paths),
+            // The linkable remedies' lines, in their files that can be evidence.
+            (
+                vec![
+                    DiffRequest {
+                        id: oid(6),
+                        line_paths: Some(paths(&["src/new.rs"])),
+                        only_paths: None
+                    },
+                    DiffRequest {
+                        id: oid(5),
+                        line_paths: Some(paths(&["src/a.rs"])),
+                        only_paths: None
+                    },
+                    DiffRequest {
+                        id: oid(4),
+                        line_paths: Some(paths(&["src/a.rs"])),
+                        only_paths: None
+                    },
+                ],
+                DiffDetail::Lines
+            ),
             // Every candidate of a window, at the paths of the remedies whose window holds it.
             (
                 vec![
@@ -1094,7 +1120,7 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
             analysis.history.diffs_requested,
             analysis.history.diffs_missing
         ),
-        (6, 14, 0)
+        (6, 17, 0)
     );
     // The Fixes remedy names change 1, inside its window: the blind linker finds no evidence for it (its removed
     // line is older than the window), so the self-check counts it unlinked.
