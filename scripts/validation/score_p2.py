@@ -26,7 +26,7 @@ for remedy, j in judged.items():
     truth = j["introducing"] if j["is_fix"] == "yes" else "none"
     window = truth not in ("none", "unknown") and j["days_before"] != "" and int(j["days_before"]) <= 7
     in_window += window
-    strong = [f for f in fs if f["failing"] and f["evidence"] in ("lines", "sha", "subject")]
+    strong = [f for f in fs if f["failing"] and f.get("evidence", "lines") in ("lines", "adjacent", "sha", "subject")]
     for f in strong:
         linked += 1
         linked_real += truth not in ("none",)
