@@ -1262,3 +1262,26 @@ fn a_ragged_csv_row_is_an_error_at_its_line() {
         "long.csv:2: 5 fields where the header has 4: a damaged row (a stray comma or quote?)"
     );
 }
+
+#[test]
+fn json_of_the_wrong_type_and_empty_objects_are_named_for_what_they_are() {
+    let sniffed = |text: &str| match pipeline::scan::board::sniff(Path::new("x.json"), text.as_bytes()) {
+        Ok(sniffed) => panic!("{text}: sniffed as {:?}", sniffed.format),
+        Err(error) => error.to_string(),
+    };
+    assert_eq!(
+        sniffed("42\n"),
+        "x.json: cannot tell the format: a JSON number, not a board export (a JSON array, a JSON object or one \
+         object per line)"
+    );
+    assert_eq!(
+        sniffed("\"tasks\""),
+        "x.json: cannot tell the format: a JSON string, not a board export (a JSON array, a JSON object or one \
+         object per line)"
+    );
+    assert_eq!(
+        sniffed("{}\n"),
+        "x.json: cannot tell the format: an empty JSON object, which no supported format is (expected one object per \
+         task, with an \"id\")"
+    );
+}

@@ -600,8 +600,20 @@ fn bad_revisions_are_errors_naming_the_revision() {
                 unreachable!()
             };
             assert_eq!(rev, "no-such-branch");
-            assert!(err.to_string().starts_with("revision \"no-such-branch\": "), "{err}");
+            assert_eq!(
+                err.to_string(),
+                "revision \"no-such-branch\": names no branch, tag or commit of this repository, or what it names is \
+                 missing from it"
+            );
         }
+        other => panic!("expected a Rev error, got {other:?}"),
+    }
+    // An ancestor beyond the root: our words, not the parser's (`delegate.traverse(NthAncestor(1000))`).
+    match walk("HEAD~1000") {
+        Err(err @ GitScanError::Rev { .. }) => assert_eq!(
+            err.to_string(),
+            "revision \"HEAD~1000\": asks for an ancestor the history does not have (it is shorter than that)"
+        ),
         other => panic!("expected a Rev error, got {other:?}"),
     }
     match walk("HEAD^{tree}") {

@@ -564,9 +564,17 @@ fn resolve_commit(repo: &gix::Repository, objects: &Objects<'_>, rev: &str) -> R
         rev: rev.to_owned(),
         message,
     };
+    // gix's messages name its parser's internals (`delegate.traverse(NthAncestor(1000))`): say it in our words.
     let mut id = repo
         .rev_parse_single(rev.as_bytes().as_bstr())
-        .map_err(|err| rev_error(err.to_string()))?
+        .map_err(|err| {
+            let text = err.to_string();
+            rev_error(if text.contains("Ancestor") || text.contains("traverse") {
+                "asks for an ancestor the history does not have (it is shorter than that)".to_owned()
+            } else {
+                "names no branch, tag or commit of this repository, or what it names is missing from it".to_owned()
+            })
+        })?
         .detach();
     let mut buf = Vec::new();
     for _ in 0..MAX_TAG_CHAIN {
