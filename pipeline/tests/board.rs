@@ -1285,3 +1285,41 @@ fn json_of_the_wrong_type_and_empty_objects_are_named_for_what_they_are() {
          task, with an \"id\")"
     );
 }
+
+#[test]
+fn a_csv_export_without_the_dates_p3_needs_is_refused() {
+    let jira = sample("jira.csv");
+    let header = jira.lines().next().unwrap().to_string();
+    let renamed = jira.replacen(&header, &header.replace("Created", "Opened"), 1);
+    assert_eq!(
+        error("jira.csv", &renamed, Format::JiraCsv),
+        "jira.csv:1: missing column \"Created\""
+    );
+    let linear = sample("linear.csv");
+    let header = linear.lines().next().unwrap().to_string();
+    let renamed = linear.replacen(&header, &header.replace("Created", "Opened"), 1);
+    assert_eq!(
+        error("linear.csv", &renamed, Format::LinearCsv),
+        "linear.csv:1: missing column \"Created\""
+    );
+}
+
+#[test]
+fn a_task_id_listed_twice_counts_once_as_its_last_record() {
+    let text = "{\"id\": \"T-1\", \"status\": \"open\"}\n{\"id\": \"T-2\", \"status\": \"done\", \"completed_at\": \"2025-01-02T00:00:00Z\"}\n{\"id\": \"T-1\", \"status\": \"done\", \"completed_at\": \"2025-01-03T00:00:00Z\"}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let board = pipeline::scan::board::open(&path, Some(Format::Jsonl), &TimeZone::UTC).unwrap();
+    let ids: Vec<&str> = board.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["T-1", "T-2"], "once each, in the place of the first");
+    assert_eq!(
+        task(&board, "T-1").completed,
+        some("2025-01-03T00:00:00Z"),
+        "the last record wins"
+    );
+    assert_eq!(
+        board.notes,
+        ["1 task ids appear more than once (T-1); each is counted once, as its last record"]
+    );
+}

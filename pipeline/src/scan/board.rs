@@ -156,6 +156,7 @@
 //! one document.
 
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -845,9 +846,56 @@ pub fn read(path: &Path, bytes: &[u8], format: Format, tz: &TimeZone) -> Result<
     Ok(board)
 }
 
+/// A task id listed more than once in an export file (a sync that appends, an export joined by hand) counts once,
+/// as its last record (the newest state in every format phase0 reads), in the place of its first; a note says how
+/// many and which. [`open`] applies it; a history of task files (`task_history`) follows each version as written.
+pub fn merge_duplicate_ids(board: &mut Board) {
+    let mut last: HashMap<&str, usize> = HashMap::new();
+    for (index, task) in board.tasks.iter().enumerate() {
+        last.insert(task.id.as_str(), index);
+    }
+    if last.len() == board.tasks.len() {
+        return;
+    }
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let last: HashMap<String, usize> = last.into_iter().map(|(id, index)| (id.to_owned(), index)).collect();
+    let mut duplicated: Vec<String> = Vec::new();
+    let mut merged: Vec<Task> = Vec::with_capacity(last.len());
+    let mut tasks: Vec<Option<Task>> = std::mem::take(&mut board.tasks).into_iter().map(Some).collect();
+    for index in 0..tasks.len() {
+        // A later record already moved to its first place leaves `None` behind.
+        let Some(id) = tasks[index].as_ref().map(|task| task.id.clone()) else {
+            continue;
+        };
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let keep = last[&id];
+        if keep != index {
+            duplicated.push(id);
+        }
+        merged.extend(tasks[keep].take());
+    }
+    board.tasks = merged;
+    duplicated.sort();
+    let shown: Vec<&str> = duplicated.iter().take(5).map(String::as_str).collect();
+    board.notes.push(format!(
+        "{} task ids appear more than once ({}{}); each is counted once, as its last record",
+        duplicated.len(),
+        shown.join(", "),
+        if duplicated.len() > shown.len() { ", …" } else { "" }
+    ));
+}
+
 /// Reads the file at `path` (memory-mapped) as `format`, or as what [`sniff`] decides when `format` is `None`
 /// (then [`Board::format_reason`] says why).
 pub fn open(path: &Path, format: Option<Format>, tz: &TimeZone) -> Result<Board, BoardError> {
+    let mut board = open_as_written(path, format, tz)?;
+    merge_duplicate_ids(&mut board);
+    Ok(board)
+}
+
+fn open_as_written(path: &Path, format: Option<Format>, tz: &TimeZone) -> Result<Board, BoardError> {
     let bytes = super::corpus::read_file(path).map_err(|source| BoardError::Read {
         path: path.to_path_buf(),
         source,

@@ -19,6 +19,10 @@ pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone) -> Result<Vec<Task>
     let table = Table::read(path, bytes)?;
     let key = table.required(path, &["Issue key", "Work item key"])?;
     let status = table.required(path, &["Status"])?;
+    // Every Jira export has these; without them follow-ups and completions cannot be dated, and a run would report
+    // a base rate of 0% instead of saying what it cannot see.
+    table.required(path, &["Created"])?;
+    table.required(path, &["Resolved", "Status Category Changed"])?;
     let columns = Columns {
         summary: table.column(&["Summary"]),
         issue_id: table.column(&["Issue id", "Work item id"]),

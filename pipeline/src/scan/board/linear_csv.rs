@@ -18,7 +18,8 @@ pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone, board: &mut Board) 
         status: table.required(path, &["Status"])?,
         title: table.column(&["Title"]),
         labels: table.column(&["Labels"]),
-        created: table.column(&["Created"]),
+        // Every Linear export has it; without it follow-ups cannot be dated (a base rate of 0% instead of an error).
+        created: Some(table.required(path, &["Created"])?),
         started: table.column(&["Started"]),
         completed: table.column(&["Completed"]),
         canceled: table.column(&["Canceled", "Cancelled"]),
