@@ -252,6 +252,7 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         index.insert(column, at);
     }
     let mut rows = Vec::new();
+    let mut seen: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
             let line = e.position().map_or(0, |p| p.line());
@@ -330,6 +331,17 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
                 })?,
             },
         };
+        let key = (
+            stratum.repo.clone(),
+            get("remedy").to_string(),
+            get("failing").to_string(),
+        );
+        if let Some(first) = seen.insert(key, line) {
+            return Err(error(
+                line,
+                format!("the same remedy and failing change as line {first}"),
+            ));
+        }
         rows.push(ReadRow {
             file: file.to_string(),
             line,

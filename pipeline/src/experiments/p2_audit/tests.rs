@@ -159,6 +159,11 @@ fn bad_sheets_name_the_file_and_line() {
         error(with_line(1, ",note", ",notes")),
         "s.csv:1: the column \"note\" is missing"
     );
+    let repeated = format!("{HAND_MADE}{}\n", HAND_MADE.lines().nth(2).unwrap());
+    assert_eq!(
+        error(repeated),
+        "s.csv:16: the same remedy and failing change as line 3"
+    );
     let rows = read_sheet("s.csv", with_line(3, ",40,", ",41,").as_bytes()).unwrap();
     assert_eq!(
         population_of_sheets(&rows).unwrap_err().to_string(),
