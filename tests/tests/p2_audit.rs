@@ -164,7 +164,10 @@ fn a_sheet_is_written_deterministically_and_read_back() {
         json["report"]["audit"]["summary"]["audited"].as_u64(),
         Some(rows as u64)
     );
-    assert_eq!(json["report"]["audit"]["summary"]["unmatched"], serde_json::json!([]));
+    assert_eq!(
+        json["report"]["audit"]["summary"]["matching"]["unmatched"],
+        serde_json::json!([])
+    );
 }
 
 #[test]
