@@ -62,6 +62,11 @@ bench REPO="":
 p1 corpus *args:
     cargo run --quiet --release --bin phase0 -- p1 {{corpus}} {{args}}
 
+# Fuzz every input reader (corpus, boards, sidecars, hook payload, self-report) for SECONDS each (default 60):
+# mutations of pipeline/tests/fuzz-seeds/; a panicking input lands in target/fuzz-findings/.
+fuzz SECONDS="60":
+    PHASE0_FUZZ_SECONDS={{SECONDS}} cargo test --release -p pipeline --test fuzz -- --nocapture --test-threads=2
+
 # Regenerate the sample corpus in data/ (deterministic)
 sample-data:
     cargo run --quiet --release --bin phase0 -- synth p1 --rows 400 --seed 1 > data/p1-corpus.jsonl

@@ -21,12 +21,26 @@ pub fn schema_errors(document: &serde_json::Value) -> Vec<String> {
         .map(|error| {
             let pointer = error.instance_path().to_string();
             let at = if pointer.is_empty() { "/".to_string() } else { pointer };
-            format!("{at}: {error}")
+            // The validator's message quotes the offending value, which can be the whole (megabytes of) document.
+            format!("{at}: {}", shorten(&error.to_string()))
         })
         .collect();
     errors.sort();
     errors.dedup();
     errors
+}
+
+/// The most characters of one schema message kept (the value it quotes is cut).
+pub const MESSAGE_MAX_CHARS: usize = 300;
+
+/// `message` cut to [`MESSAGE_MAX_CHARS`] characters, saying how long it was.
+fn shorten(message: &str) -> String {
+    let total = message.chars().count();
+    if total <= MESSAGE_MAX_CHARS {
+        return message.to_string();
+    }
+    let kept: String = message.chars().take(MESSAGE_MAX_CHARS).collect();
+    format!("{kept}… ({total} characters in all)")
 }
 
 /// Whether `document` satisfies the schema.

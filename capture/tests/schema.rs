@@ -258,3 +258,25 @@ fn the_embedded_schema_is_the_published_one() {
         );
     }
 }
+
+#[test]
+fn a_huge_invalid_value_is_quoted_short() {
+    // A 1 MB string where the schema wants a number: the message names the field and cuts the value.
+    let mut document: serde_json::Value = serde_json::from_str(VALID_FOR_HUGE).unwrap();
+    document["confidence"] = serde_json::Value::String("x".repeat(1_000_000));
+    let errors = capture::schema::schema_errors(&document);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].starts_with("/confidence: \"xxx"), "{}", &errors[0][..40]);
+    assert!(
+        errors[0].ends_with(" characters in all)"),
+        "{}",
+        &errors[0][errors[0].len() - 60..]
+    );
+    assert!(errors[0].chars().count() < 400);
+}
+
+const VALID_FOR_HUGE: &str = r#"{"schema":"reflection.v1","task_ref":"app#main","agent":"unknown","session_id":"s1",
+"timestamp":"2026-11-21T11:49:06.566088Z","repo":"app","confidence":0.75,"most_likely_wrong":null,
+"known_not_in_diff":null,"risk":{"needs_review":true,"score":0.9,"surface":"data","reason":"r"},
+"files_changed":["src/db.sql"],"provenance":{"source":"stop-hook","reflection_attempt":1,"degraded":false,
+"reflection_mode":"solo"}}"#;

@@ -24,7 +24,7 @@ pub use crate::experiments::corpus::CorpusSpec;
 pub use crate::experiments::p3::{P3Kill, P3Signals, P3Spec};
 
 pub use crate::experiments::p2::spec::{
-    P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec,
+    P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec,
 };
 
 /// A pre-registration document and where it came from.
@@ -103,7 +103,7 @@ fn load<T: for<'de> Deserialize<'de>>(
     let (text, name) = match path {
         None => (default.to_string(), default_name.to_string()),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| PreregError::Read {
+            let text = crate::scan::input::read_text(path).map_err(|source| PreregError::Read {
                 path: path.to_path_buf(),
                 source,
             })?;
@@ -280,6 +280,12 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
     if spec.experiment != "p2" {
         return Err(format!("experiment = {:?}, expected \"p2\"", spec.experiment));
     }
+    if spec.version != 2 {
+        return Err(format!(
+            "version = {}: this phase0 runs version 2 of the P2 instrument (line-evidence linkage)",
+            spec.version
+        ));
+    }
     let open_unit = |name: &str, value: f64| {
         if value > 0.0 && value < 1.0 {
             Ok(())
@@ -314,6 +320,7 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
         u64::from(spec.fix_after_change.window_days),
         1,
     )?;
+    at_least("link.mass_change_files", spec.link.mass_change_files as u64, 1)?;
     at_least(
         "fix_after_change.max_candidates",
         spec.fix_after_change.max_candidates as u64,
@@ -356,7 +363,17 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
         ("classify.ci_keywords", &spec.classify.ci_keywords, false),
         ("classify.review_keywords", &spec.classify.review_keywords, false),
     ];
-    let paths: [(&str, &[String], bool); 1] = [("classify.ci_paths", &spec.classify.ci_paths, false)];
+    let paths: [(&str, &[String], bool); 5] = [
+        ("classify.ci_paths", &spec.classify.ci_paths, false),
+        (
+            "fix_after_change.dependency_manifests",
+            &spec.fix_after_change.dependency_manifests,
+            false,
+        ),
+        ("citation.culprit_phrases", &spec.citation.culprit_phrases, false),
+        ("link.mass_change_types", &spec.link.mass_change_types, true),
+        ("link.mass_change_keywords", &spec.link.mass_change_keywords, false),
+    ];
     for (name, list, one_word) in lists.into_iter().chain(paths) {
         for (index, entry) in list.iter().enumerate() {
             if !entry.chars().any(char::is_alphanumeric) {
@@ -413,10 +430,9 @@ mod tests {
             ),
             (0.05, 50, 7, 7)
         );
-        assert_eq!(
-            spec.classify.ci_surfaces,
-            [capture::Surface::Test, capture::Surface::Build]
-        );
+        assert_eq!(spec.version, 2);
+        assert_eq!(spec.link.mass_change_files, 100);
+        assert!(spec.classify.ci_paths.iter().any(|p| p == "*_test.go"));
         assert_eq!(prereg.sha256, sha256_hex(P2_DEFAULT.as_bytes()));
         assert_eq!(prereg.path, None);
         assert_eq!(prereg.source, "experiments/p2.toml (embedded)");

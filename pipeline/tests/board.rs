@@ -1245,3 +1245,43 @@ fn upstream_jsonl_one_million_tasks() {
     assert_eq!(board.tasks[1].reopened_at, [t("2025-11-02T01:10:00Z")]);
     assert_eq!(board.tasks.iter().filter(|t| t.is_done()).count(), TASKS / 2);
 }
+
+#[test]
+fn a_ragged_csv_row_is_an_error_at_its_line() {
+    // The third row lost a field (a value with an unquoted comma would add one instead): refused, not read by
+    // position into the wrong columns.
+    let text =
+        "Issue key,Status,Created,Resolved\nA-1,Done,2025-01-01 10:00,2025-01-02 10:00\nA-2,Done,2025-01-01 10:00\n";
+    assert_eq!(
+        error("ragged.csv", text, Format::JiraCsv),
+        "ragged.csv:3: 3 fields where the header has 4: a damaged row (a stray comma or quote?)"
+    );
+    let long = "Issue key,Status,Created,Resolved\nA-1,Done,2025-01-01 10:00,2025-01-02 10:00,extra\n";
+    assert_eq!(
+        error("long.csv", long, Format::LinearCsv),
+        "long.csv:2: 5 fields where the header has 4: a damaged row (a stray comma or quote?)"
+    );
+}
+
+#[test]
+fn json_of_the_wrong_type_and_empty_objects_are_named_for_what_they_are() {
+    let sniffed = |text: &str| match pipeline::scan::board::sniff(Path::new("x.json"), text.as_bytes()) {
+        Ok(sniffed) => panic!("{text}: sniffed as {:?}", sniffed.format),
+        Err(error) => error.to_string(),
+    };
+    assert_eq!(
+        sniffed("42\n"),
+        "x.json: cannot tell the format: a JSON number, not a board export (a JSON array, a JSON object or one \
+         object per line)"
+    );
+    assert_eq!(
+        sniffed("\"tasks\""),
+        "x.json: cannot tell the format: a JSON string, not a board export (a JSON array, a JSON object or one \
+         object per line)"
+    );
+    assert_eq!(
+        sniffed("{}\n"),
+        "x.json: cannot tell the format: an empty JSON object, which no supported format is (expected one object per \
+         task, with an \"id\")"
+    );
+}

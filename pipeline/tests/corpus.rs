@@ -236,6 +236,7 @@ fn reasons_have_stable_ids_and_descriptions() {
             "correct-not-boolean",
             "risk-score-invalid",
             "needs-review-not-boolean",
+            "line-too-long",
         ]
     );
     assert_eq!(

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pipeline::scan::commits::{
-    CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
+    CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, evidence_hash,
 };
 use pipeline::scan::git::{self, GitScanError, HeadState, History, WalkOptions};
 
@@ -267,9 +267,9 @@ fn git_line_hashes(fx: &Fixture, parents: &[ObjectId], id: ObjectId, raw_path: &
         } else if line.starts_with(b"@@") {
             in_hunks = true;
         } else if in_hunks && selected && line.first() == Some(&b'+') {
-            added.push(line_hash(&line[1..]));
+            added.push(evidence_hash(&line[1..]));
         } else if in_hunks && selected && line.first() == Some(&b'-') {
-            removed.push(line_hash(&line[1..]));
+            removed.push(evidence_hash(&line[1..]));
         }
     }
     (added, removed)
@@ -600,8 +600,20 @@ fn bad_revisions_are_errors_naming_the_revision() {
                 unreachable!()
             };
             assert_eq!(rev, "no-such-branch");
-            assert!(err.to_string().starts_with("revision \"no-such-branch\": "), "{err}");
+            assert_eq!(
+                err.to_string(),
+                "revision \"no-such-branch\": names no branch, tag or commit of this repository, or what it names is \
+                 missing from it"
+            );
         }
+        other => panic!("expected a Rev error, got {other:?}"),
+    }
+    // An ancestor beyond the root: our words, not the parser's (`delegate.traverse(NthAncestor(1000))`).
+    match walk("HEAD~1000") {
+        Err(err @ GitScanError::Rev { .. }) => assert_eq!(
+            err.to_string(),
+            "revision \"HEAD~1000\": asks for an ancestor the history does not have (it is shorter than that)"
+        ),
         other => panic!("expected a Rev error, got {other:?}"),
     }
     match walk("HEAD^{tree}") {
@@ -1293,14 +1305,17 @@ fn change_kinds_and_counts_of_specific_commits() {
     );
     assert!(file(&root, "data/blob.bin").binary);
     let nonl = file(&root, "nonl.txt");
-    assert_eq!(nonl.added_line_hashes, [line_hash(b"alpha"), line_hash(b"beta")]);
+    assert_eq!(
+        nonl.added_line_hashes,
+        [evidence_hash(b"alpha"), evidence_hash(b"beta")]
+    );
 
     let parser = diff("Fix the parser on long input");
     let lib = file(&parser, "src/lib.rs");
     assert_eq!((lib.change, lib.lines_added, lib.lines_removed), (Modified, 6, 5));
     assert_eq!(
         lib.removed_line_hashes,
-        [b"line 10".as_slice(), b"line 11", b"line 12", b"line 50", b"line 150"].map(line_hash)
+        [b"line 10".as_slice(), b"line 11", b"line 12", b"line 50", b"line 150"].map(evidence_hash)
     );
     assert_eq!(
         lib.added_line_hashes,
@@ -1312,7 +1327,7 @@ fn change_kinds_and_counts_of_specific_commits() {
             b"line 1",
             b"line 2"
         ]
-        .map(line_hash)
+        .map(evidence_hash)
     );
 
     assert_eq!(
@@ -1329,7 +1344,7 @@ fn change_kinds_and_counts_of_specific_commits() {
     );
     let links = diff("Link the docs");
     assert_eq!(files(&links), [("docs/guide.md", TypeChanged), ("link", Added)]);
-    assert_eq!(file(&links, "link").added_line_hashes, [line_hash(b"README")]);
+    assert_eq!(file(&links, "link").added_line_hashes, [evidence_hash(b"README")]);
     let binaries = diff("Update the binaries");
     assert_eq!(files(&binaries), [("data/blob.bin", Modified), ("gen.txt", Modified)]);
     assert!(
@@ -1355,7 +1370,7 @@ fn change_kinds_and_counts_of_specific_commits() {
             ("nonl.txt", Modified)
         ]
     );
-    assert_eq!(file(&crlf, "crlf.txt").removed_line_hashes, [line_hash(b"two\r")]);
+    assert_eq!(file(&crlf, "crlf.txt").removed_line_hashes, [evidence_hash(b"two\r")]);
     // "beta" without a final newline differs from "beta\n": one line removed, one added.
     assert_eq!(
         (
@@ -1433,10 +1448,10 @@ fn twenty_thousand_files_in_one_commit() {
             .all(|f| (f.change, f.lines_added, f.lines_removed) == (FileChange::Deleted, 0, 4))
     );
     let f7 = file(modify, "d07/f00007.txt");
-    assert_eq!(f7.removed_line_hashes, [line_hash(b"second")]);
+    assert_eq!(f7.removed_line_hashes, [evidence_hash(b"second")]);
     assert_eq!(
         f7.added_line_hashes,
-        [line_hash(b"second changed"), line_hash(b"fourth 1")]
+        [evidence_hash(b"second changed"), evidence_hash(b"fourth 1")]
     );
 
     for (row, diff) in history.commits.iter().zip(&diffs) {

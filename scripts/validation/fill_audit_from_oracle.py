@@ -8,7 +8,8 @@ introducing, days_before, bucket, confidence, evidence (one row per judged remed
 For every sheet row whose remedy has a judgement:
 
     is_failure = yes  when is_fix = yes and introducing is not `none`, else no
-    failing_ok = yes / no  when introducing is a sha (the row's failing change is it, or an abbreviation of it);
+    failing_ok = yes / no  when introducing is a sha and the row names a failing change (it is that one, or an
+                           abbreviation of it); empty for a row without one (nothing to judge);
                  empty when introducing is `unknown` or the row is not a failure
     bucket     = the oracle's bucket, `unclear` (or empty) -> ambiguous; empty when not a failure
     note       = "oracle <confidence>: <evidence>"
@@ -66,7 +67,9 @@ def fill(row, judgement):
     introducing = judgement["introducing"].strip().lower()
     failure = is_fix == "yes" and introducing != "none"
     row["is_failure"] = "yes" if failure else "no"
-    if failure and introducing != "unknown":
+    # A row whose failing change is not named (an unattributed fix) has no link to judge: precision is of the links
+    # the tool made; a missed link is recall, which the self-check and VALIDATION.md report.
+    if failure and introducing != "unknown" and row["failing"].strip():
         row["failing_ok"] = "yes" if same_commit(row["failing"].strip().lower(), introducing) else "no"
     else:
         row["failing_ok"] = ""

@@ -64,13 +64,16 @@ fn the_demo_runs_the_three_experiments_on_the_samples() {
     assert!(stdout.contains("\nP2 gate buckets — "), "{stdout}");
     assert_eq!(
         files_in(&out.path().join("p1")),
-        ["p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
+        ["manifest.json", "p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
     );
-    assert_eq!(files_in(&out.path().join("p3")), ["p3-tasks.csv", "p3.json", "p3.md"]);
+    assert_eq!(
+        files_in(&out.path().join("p3")),
+        ["manifest.json", "p3-tasks.csv", "p3.json", "p3.md"]
+    );
     if expected_exit() == 0 {
         assert_eq!(
             files_in(&out.path().join("p2")),
-            ["p2-failures.csv", "p2.json", "p2.md"]
+            ["manifest.json", "p2-failures.csv", "p2.json", "p2.md"]
         );
     }
 }
@@ -123,7 +126,7 @@ fn a_repository_without_samples_runs_p2_and_says_what_is_missing() {
         "P1 calibration — not run, input missing: {}: no such file\n",
         repo.join("data/p1-corpus.jsonl").display()
     )));
-    assert!(stdout.contains("  failures        11: ci 3, human review 2, self-reflection 2, ambiguous 4\n"));
+    assert!(stdout.contains("  failures        16: ci 3, human review 2, self-reflection 3, ambiguous 8\n"));
     assert!(stdout.ends_with("\npartial: p1, p3 did not run; the other reports were written (exit 3)\n"));
     assert_eq!(files_in(&out), ["p2"]);
 }

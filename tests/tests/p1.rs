@@ -45,7 +45,7 @@ fn the_same_corpus_gives_byte_identical_reports() {
     }
     assert_eq!(
         files_in(&a),
-        vec!["p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
+        vec!["manifest.json", "p1-reliability.svg", "p1-roc.svg", "p1.json", "p1.md"]
     );
     for name in files_in(&a) {
         assert_eq!(

@@ -62,7 +62,7 @@ fn no_signal_corpus() -> String {
         .collect()
 }
 
-/// Commits everything in `repo` at `date` (the fixture's history ends on 2026-03-22).
+/// Commits everything in `repo` at `date` (the fixture's history ends on 2026-05-11).
 fn commit(sandbox: &Sandbox, repo: &Path, date: &str, message: &str) {
     sandbox.git(repo, &["add", "-A"]);
     let output = sandbox
@@ -126,8 +126,11 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
     std::fs::copy(data("p3/jira.json"), inputs.join("board.json")).unwrap();
     write(&repo.join("src/quota.c"), "quota line 1\nquota line 2\n");
     commit(&sandbox, &repo, "2026-04-01T12:00:00Z", "Add quota checks");
-    // The fix touches the change's file and one it did not touch: self-reflection.other-files.
-    write(&repo.join("src/quota.c"), "quota line 1\nquota line 2\nquota line 3\n");
+    // The fix rewrites a line the change added and touches a file it did not: self-reflection.other-files.
+    write(
+        &repo.join("src/quota.c"),
+        "quota line 1\nquota line 2 (checked for zero)\n",
+    );
     write(&repo.join("src/quota_caller.c"), "caller\n");
     commit(
         &sandbox,
@@ -171,8 +174,15 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
         .collect();
     assert_eq!(
         names,
-        ["2026-W46", "2026-W47", "index.json", "index.md"],
-        "no staging left"
+        [
+            ".phase0.lock",
+            "2026-W46",
+            "2026-W47",
+            "index.json",
+            "index.md",
+            "manifest.json"
+        ],
+        "no staging left (the lock file stays: removing it would race with a waiting run)"
     );
 
     // The trend, value by value: each number equals the one in that week's report, and is what the inputs give.
@@ -253,20 +263,20 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
     let classified = metric(p2, "classified");
     assert_eq!(
         (&classified["then"], &classified["now"], &classified["delta"]),
-        (&json!(7), &json!(8), &json!(1))
+        (&json!(8), &json!(9), &json!(1))
     );
-    assert_eq!(p2_46["report"]["analysis"]["counts"]["classified"], 7);
-    assert_eq!(p2_47["report"]["analysis"]["counts"]["self_reflection"], 3);
+    assert_eq!(p2_46["report"]["analysis"]["counts"]["classified"], 8);
+    assert_eq!(p2_47["report"]["analysis"]["counts"]["self_reflection"], 4);
     let share = metric(p2, "self_reflection_share");
     assert_eq!(
         (share["then"].as_f64(), share["now"].as_f64()),
-        (Some(2.0 / 7.0), Some(3.0 / 8.0))
+        (Some(3.0 / 8.0), Some(4.0 / 9.0))
     );
     assert_eq!(
         share["now"].as_f64(),
         Some(f64_at(&p2_47, "/report/analysis/shares/self_reflection/estimate"))
     );
-    assert_eq!(share["delta"].as_f64(), Some(3.0 / 8.0 - 2.0 / 7.0));
+    assert_eq!(share["delta"].as_f64(), Some(4.0 / 9.0 - 3.0 / 8.0));
 
     let p3 = &trend["experiments"][2];
     assert_eq!(
@@ -298,8 +308,8 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
         "| P1 calibration | AUC | 0.6366 | 0.5000 | -0.1366 |",
         "| P1 calibration | high-subset lift | +4.00pp | +0.00pp | -4.00pp |",
         "| P2 gate buckets | verdict | INCONCLUSIVE | INCONCLUSIVE | unchanged |",
-        "| P2 gate buckets | classified failures | 7 | 8 | +1 |",
-        "| P2 gate buckets | only-self-reflection share | 28.6% | 37.5% | +8.9pp |",
+        "| P2 gate buckets | classified failures | 8 | 9 | +1 |",
+        "| P2 gate buckets | only-self-reflection share | 37.5% | 44.4% | +6.9pp |",
         "| P3 detectability | detectable share | 28.6% | 42.9% | +14.3pp |",
         "| [2026-W47](2026-W47/week.md) | [KILL](2026-W47/p1/p1.md) | [INCONCLUSIVE](2026-W47/p2/p2.md) | \
          [INCONCLUSIVE](2026-W47/p3/p3.md) | ok |",
@@ -409,4 +419,92 @@ fn bad_configs_and_weeks_exit_2_and_write_nothing() {
         "{stderr}"
     );
     assert_eq!(files_in(&root.join("reports")), ["2026-W40"]);
+}
+
+/// A sandbox with the three inputs of [`CONFIG`] (the sample corpus, the P2 fixture history, GitHub issues).
+fn weekly_sandbox() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let root = sandbox.path();
+    write(&root.join("weekly.toml"), CONFIG);
+    let inputs = root.join("inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    sandbox.script("fixtures/p2-history.sh", &[&root.join("repo")]);
+    std::fs::copy(data("p1-corpus.jsonl"), inputs.join("corpus.jsonl")).unwrap();
+    std::fs::copy(data("p3/github-issues.json"), inputs.join("board.json")).unwrap();
+    sandbox
+}
+
+/// The weeks `index.json` lists, and whether `index.md` names each of them.
+fn indexed_weeks(reports: &Path) -> Vec<(String, bool)> {
+    let index_md = std::fs::read_to_string(reports.join("index.md")).unwrap();
+    json(&reports.join("index.json"))["weeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let week = w["week"].as_str().unwrap().to_string();
+            let in_md = index_md.contains(&week);
+            (week, in_md)
+        })
+        .collect()
+}
+
+fn leftovers(reports: &Path) -> Vec<String> {
+    std::fs::read_dir(reports)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".old-") || name.starts_with(".tmp-"))
+        .collect()
+}
+
+#[test]
+fn a_run_killed_at_any_rename_loses_no_week() {
+    let sandbox = weekly_sandbox();
+    let root = sandbox.path();
+    let reports = root.join("reports");
+    let w46 = ["--config", "weekly.toml", "--as-of", "2026-11-12"];
+    exit_code(&weekly(root, &w46, &[]), 0);
+    let complete = tree(&reports.join("2026-W46"));
+    // Killed (SIGABRT, as a kill would) after the old week is renamed aside, after the new one is in place, and
+    // after the first report file of the run is renamed into place.
+    for point in ["weekly-old-week-aside", "weekly-new-week-placed", "reports-renamed-one"] {
+        let killed = weekly(root, &w46, &[("PHASE0_FAILPOINT", point)]);
+        assert_eq!(killed.status.code(), None, "{point}: the run was killed");
+        // The next run, of another week, finds week 46 whole (the old copy or the new one, byte-identical here).
+        let w47 = weekly(root, &["--config", "weekly.toml", "--as-of", "2026-11-19"], &[]);
+        exit_code(&w47, 0);
+        assert_eq!(tree(&reports.join("2026-W46")), complete, "{point}: week 46 whole");
+        assert_eq!(
+            indexed_weeks(&reports),
+            [("2026-W46".to_string(), true), ("2026-W47".to_string(), true)],
+            "{point}: both weeks indexed, in index.json and index.md"
+        );
+        assert!(leftovers(&reports).is_empty(), "{point}: {:?}", leftovers(&reports));
+    }
+}
+
+#[test]
+fn concurrent_runs_into_one_directory_lose_no_index_entry() {
+    let sandbox = weekly_sandbox();
+    let root = sandbox.path().to_path_buf();
+    let runs: Vec<_> = ["2026-11-05", "2026-11-12", "2026-11-19"]
+        .into_iter()
+        .map(|as_of| {
+            let root = root.clone();
+            std::thread::spawn(move || weekly(&root, &["--config", "weekly.toml", "--as-of", as_of], &[]))
+        })
+        .collect();
+    for run in runs {
+        exit_code(&run.join().unwrap(), 0);
+    }
+    let reports = root.join("reports");
+    assert_eq!(
+        indexed_weeks(&reports),
+        [
+            ("2026-W45".to_string(), true),
+            ("2026-W46".to_string(), true),
+            ("2026-W47".to_string(), true)
+        ]
+    );
+    assert!(leftovers(&reports).is_empty());
 }

@@ -2,6 +2,7 @@
 //! that map to the documented exit codes.
 
 pub mod corpus;
+pub mod out_dir;
 pub mod p1;
 pub mod p2;
 pub mod p2_audit;
@@ -49,23 +50,64 @@ pub(crate) fn template(dir: Option<&Path>, name: &str, embedded: &str) -> Result
         None => Ok(embedded.to_string()),
         Some(dir) => {
             let path = dir.join(name);
-            std::fs::read_to_string(&path)
+            crate::scan::input::read_text(&path)
                 .map_err(|error| CommandError::Input(format!("{}: cannot read the template: {error}", path.display())))
         }
     }
 }
 
+/// The file that lists a report set, written last (see [`write_report_set`]).
+pub const MANIFEST: &str = "manifest.json";
+
+/// Writes a report set (an experiment's JSON, markdown, plots and tables, or a week's summary) into `dir` with
+/// [`write_all_atomically`], then [`MANIFEST`]: every file of the set with its size and sha256. The old manifest is
+/// removed before the first file is replaced, so a directory whose manifest is missing, or whose files do not
+/// match it, is one a run is writing or was killed writing: its files may come from two runs.
+pub fn write_report_set(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>, CommandError> {
+    use sha2::Digest;
+    let manifest_path = dir.join(MANIFEST);
+    match std::fs::remove_file(&manifest_path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            return Err(CommandError::Write {
+                path: manifest_path,
+                source: error,
+            });
+        }
+        _ => {}
+    }
+    let written = write_all_atomically(dir, files)?;
+    let mut entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|(name, bytes)| {
+            serde_json::json!({
+                "name": name,
+                "bytes": bytes.len(),
+                "sha256": format!("{:x}", sha2::Sha256::digest(bytes)),
+            })
+        })
+        .collect();
+    entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let manifest = serde_json::json!({ "schema": "phase0.manifest.v1", "files": entries });
+    let mut bytes = serde_json::to_vec_pretty(&manifest).expect("a JSON value serialises");
+    bytes.push(b'\n');
+    write_all_atomically(dir, &[(MANIFEST.to_string(), bytes)])?;
+    Ok(written)
+}
+
 /// Writes every `(name, bytes)` into `dir` so that a reader never sees a partial file: each goes to a temporary
-/// file in `dir` first, and only when all are complete are they renamed into place.
+/// file in `dir` first (`.tmp-<pid>-…`), and only when all are complete are they renamed into place. Temporary
+/// files that a killed run left (their process is gone) are removed first.
 pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>, CommandError> {
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CommandError::Write { path, source }
     };
     std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    remove_orphaned_temporaries(dir);
+    let prefix = format!(".tmp-{}-", std::process::id());
     let stage = |name: &str, bytes: &[u8]| -> Result<(tempfile::NamedTempFile, PathBuf), CommandError> {
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".tmp-");
+        builder.prefix(&prefix);
         // Temporary files are private (0600) by default; a report is for reading, as if `>` had written it (the
         // umask still applies).
         #[cfg(unix)]
@@ -96,8 +138,47 @@ pub fn write_all_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<V
             source: error.error,
         })?;
         written.push(path);
+        out_dir::failpoint("reports-renamed-one");
     }
     Ok(written)
+}
+
+/// Removes the `.tmp-<pid>-…` files in `dir` whose process no longer runs (a run killed while writing). Best
+/// effort: what cannot be listed or removed is left for the next run.
+fn remove_orphaned_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(".tmp-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !process_runs(pid) && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists (on other systems than Unix, always assumed to).
+fn process_runs(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return true;
+        };
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let result = unsafe { libc::kill(pid, 0) };
+        result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +204,44 @@ mod tests {
             std::fs::read_dir(dir.path()).unwrap().count(),
             1,
             "no temporary file left behind"
+        );
+    }
+
+    #[test]
+    fn a_report_set_ends_with_its_manifest_and_orphans_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A temporary file of a process that is gone (pid 2^22 + 1 is above Linux's pid_max of 2^22), and one of
+        // this process, which runs.
+        let orphan = dir.path().join(".tmp-4194305-abc");
+        let live = dir.path().join(format!(".tmp-{}-def", std::process::id()));
+        std::fs::write(&orphan, "partial").unwrap();
+        std::fs::write(&live, "in progress").unwrap();
+        std::fs::write(dir.path().join(MANIFEST), "stale").unwrap();
+        let files = [
+            ("b.md".to_string(), b"# b\n".to_vec()),
+            ("a.json".to_string(), b"{}".to_vec()),
+        ];
+        write_report_set(dir.path(), &files).unwrap();
+        assert!(!orphan.exists(), "the dead run's temporary file is removed");
+        assert!(live.exists(), "a running process's temporary file is kept");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(MANIFEST)).unwrap(),
+            r#"{
+  "schema": "phase0.manifest.v1",
+  "files": [
+    {
+      "name": "a.json",
+      "bytes": 2,
+      "sha256": "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+    },
+    {
+      "name": "b.md",
+      "bytes": 4,
+      "sha256": "d872451e4b3cda63d8cd50d1ea4bd9af3fbe0e8255bd3f9a6a16c84fcae54f7f"
+    }
+  ]
+}
+"#
         );
     }
 }

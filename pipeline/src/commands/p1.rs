@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_all_atomically, write_report_set};
 use crate::experiments::p1::{CorpusJoin, CorpusSummary, Metrics, P1Report};
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, InputFile, PreregRef, Status};
@@ -167,7 +167,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
             .into_iter()
             .map(|(name, svg)| (name.to_string(), svg.into_bytes())),
     );
-    let written = write_all_atomically(&args.out, &files)?;
+    let written = write_report_set(&args.out, &files)?;
     Ok(P1Outcome {
         summary: render::stdout_block(&report, &prereg.spec),
         json,

@@ -1,9 +1,10 @@
 //! `phase0 p2`: walk a repository's history, find its failures, sort them by the gate that could have caught
 //! them, decide under the prereg, write `p2.json`, `p2.md` and `p2-failures.csv`, and return the stdout block.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_report_set};
 use crate::experiments::p2;
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, PreregRef, Status};
@@ -105,6 +106,9 @@ impl Drop for Spinner {
     }
 }
 
+/// Unreadable commits named in a report (the count is always given).
+const UNREADABLE_NAMED: usize = 20;
+
 /// A walked and analysed history, before any report is rendered (shared by `phase0 p2` and `phase0 p2 audit`).
 pub(crate) struct Scanned {
     pub prereg: Prereg<p2::P2Spec>,
@@ -112,6 +116,8 @@ pub(crate) struct Scanned {
     pub history: git::History,
     pub known: git::KnownCommits,
     pub analysis: p2::P2Analysis,
+    /// Commits whose diff needs a missing object: id → the error naming it.
+    pub unreadable: BTreeMap<String, String>,
     pub since: Option<i64>,
     pub until: Option<i64>,
     pub as_of_checked: Option<String>,
@@ -131,6 +137,15 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         .as_deref()
         .map(|v| time_bound("--until", v, true))
         .transpose()?;
+    if let (Some(since), Some(until)) = (since, until)
+        && since > until
+    {
+        return Err(CommandError::Input(format!(
+            "--since {:?} is after --until {:?}: no commit can lie between them",
+            args.since.as_deref().unwrap_or_default(),
+            args.until.as_deref().unwrap_or_default()
+        )));
+    }
     // Checked before the scan, which can take a while on a large repository.
     let as_of_checked = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
@@ -148,9 +163,17 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
+    // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
+    let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
         spinner.say(format!("diffing {} commits", requests.len()));
-        git::diffs_of_known(&repo, &known, requests, detail)
+        let (diffs, missing) = git::diffs_skipping_missing(&repo, &known, requests, detail)?;
+        for (commit, error) in missing {
+            unreadable
+                .entry(commit.to_string())
+                .or_insert_with(|| error.to_string());
+        }
+        Ok::<_, git::GitScanError>(diffs)
     })
     .map_err(|e| input(&e))?;
     Ok(Scanned {
@@ -159,6 +182,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         history,
         known,
         analysis,
+        unreadable,
         since,
         until,
         as_of_checked,
@@ -176,6 +200,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         history,
         known,
         mut analysis,
+        unreadable,
         since,
         until,
         as_of_checked,
@@ -215,6 +240,12 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         commits_walked: history.commits.len() as u64,
         shallow: history.shallow,
         non_utf8_messages: history.non_utf8_messages,
+        unreadable_commits: unreadable.len() as u64,
+        unreadable: unreadable
+            .iter()
+            .take(UNREADABLE_NAMED)
+            .map(|(commit, error)| format!("{commit}: {error}"))
+            .collect(),
     };
     let prereg_ref = PreregRef {
         path: prereg.source.clone(),
@@ -233,6 +264,9 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     if history.shallow {
         report.status = Status::Partial;
         report.error_code = Some("shallow-history".to_string());
+    } else if !unreadable.is_empty() {
+        report.status = Status::Partial;
+        report.error_code = Some("missing-objects".to_string());
     }
     // Freeing a long history's rows (git.git: 82k commits, their messages) takes a noticeable part of the run:
     // free them beside the rendering and writing, not after (and here, should no thread start).
@@ -259,7 +293,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         ("p2.md".to_string(), markdown.into_bytes()),
         (render::FAILURES_CSV.to_string(), csv),
     ];
-    let written = write_all_atomically(&args.out, &files)?;
+    let written = write_report_set(&args.out, &files)?;
     Ok(P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
         json,
@@ -301,6 +335,21 @@ mod tests {
         assert_eq!(
             error,
             "--since \"last week\" is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+        );
+    }
+
+    #[test]
+    fn since_after_until_is_refused_before_the_scan() {
+        let args = P2Args {
+            repo: "/nonexistent".into(),
+            since: Some("2026-05-01".into()),
+            until: Some("2026-04-01".into()),
+            ..Default::default()
+        };
+        let error = run(&args).map(|_| ()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--since \"2026-05-01\" is after --until \"2026-04-01\": no commit can lie between them"
         );
     }
 }

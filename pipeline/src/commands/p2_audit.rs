@@ -104,18 +104,9 @@ fn diffstat(diff: Option<&CommitDiff>) -> String {
     capture::redact(&text).into_owned()
 }
 
-/// The link evidence a sheet shows: how the failing change was named.
+/// The link evidence a sheet shows: what the link rests on (`sha`, `subject`, `lines`, `adjacent`, `files`, `none`).
 fn evidence(failure: &p2::Failure) -> &'static str {
-    let rule = failure.link_rule.id();
-    if rule.ends_with(".sha") {
-        "sha"
-    } else if rule == "revert.subject" {
-        "subject"
-    } else if failure.failing.is_some() {
-        "files"
-    } else {
-        "none"
-    }
+    failure.evidence.id()
 }
 
 pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
@@ -147,8 +138,10 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
     ids.sort_unstable();
     ids.dedup();
     let requests: Vec<DiffRequest> = ids.iter().map(|&id| DiffRequest::whole(id)).collect();
-    let diffs: BTreeMap<String, CommitDiff> = git::diffs_of_known(&repo, &known, &requests, DiffDetail::Lines)
+    // A commit whose diff needs a missing object (a partial clone) gets an empty diffstat, as in the report.
+    let diffs: BTreeMap<String, CommitDiff> = git::diffs_skipping_missing(&repo, &known, &requests, DiffDetail::Lines)
         .map_err(|e| input(&e))?
+        .0
         .into_iter()
         .map(|d| (d.id.to_string(), d))
         .collect();

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_report_set};
 use crate::experiments::p3;
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, InputFile, PreregRef};
@@ -207,7 +207,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(|e| input(&e))?;
-    let written = write_all_atomically(
+    let written = write_report_set(
         &args.out,
         &[
             ("p3.json".to_string(), json.clone()),

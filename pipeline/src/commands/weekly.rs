@@ -15,7 +15,7 @@ use super::p1::P1Args;
 use super::p2::P2Args;
 use super::p3::P3Args;
 use super::suite::{self, Experiment, Plan, Planned, RunStatus};
-use super::{CommandError, write_all_atomically};
+use super::{CommandError, write_report_set};
 use crate::report::envelope;
 use crate::report::weekly::{self as render, ConfigRef, WeekStatus, WeekSummary};
 
@@ -83,7 +83,7 @@ pub fn load_config(path: Option<&Path>) -> Result<LoadedConfig, CommandError> {
     let (text, source) = match path {
         None => (DEFAULT_CONFIG.to_string(), DEFAULT_CONFIG_NAME.to_string()),
         Some(path) => (
-            std::fs::read_to_string(path).map_err(|error| {
+            crate::scan::input::read_text(path).map_err(|error| {
                 CommandError::Input(format!("{}: cannot read the weekly config: {error}", path.display()))
             })?,
             path.display().to_string(),
@@ -309,6 +309,7 @@ fn swap_into_place(staged: tempfile::TempDir, target: &Path, parent: &Path, week
             .map_err(write_error(parent))?;
         let old = holder.path().join(week);
         std::fs::rename(target, &old).map_err(write_error(target))?;
+        super::out_dir::failpoint("weekly-old-week-aside");
         Some((holder, old))
     } else {
         None
@@ -321,6 +322,7 @@ fn swap_into_place(staged: tempfile::TempDir, target: &Path, parent: &Path, week
     }
     // The staged directory is the week now; dropping `aside` removes the old one.
     let _ = staged.keep();
+    super::out_dir::failpoint("weekly-new-week-placed");
     drop(aside);
     Ok(())
 }
@@ -341,7 +343,7 @@ pub fn read_weeks(out: &Path) -> Result<Vec<WeekSummary>, CommandError> {
         if !path.is_file() {
             continue;
         }
-        let bytes = std::fs::read(&path)
+        let bytes = crate::scan::input::read_capped(&path, crate::scan::input::TEXT_CAP)
             .map_err(|error| CommandError::Input(format!("{}: cannot read: {error}", path.display())))?;
         let week: WeekSummary = serde_json::from_slice(&bytes).map_err(|error| {
             CommandError::Input(format!(
@@ -374,13 +376,23 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let week_template = optional_template(templates, "weekly-week.md.j2", render::WEEK_TEMPLATE)?;
     crate::report::check_template("weekly-index.md.j2", &index_template).map_err(|e| input(&e))?;
     crate::report::check_template("weekly-week.md.j2", &week_template).map_err(|e| input(&e))?;
-    // The other weeks must be readable for the index; a broken one is named now, not after the run.
+    // The other weeks must be readable for the index; a broken one is named now, not after the run (and nothing,
+    // not even the lock file, is written for a bad invocation).
     if args.out.is_dir() {
+        read_weeks(&args.out)?;
+    }
+    // One run at a time writes into `out`; what a killed run left there is repaired first (out_dir.rs). A week put
+    // back is read again below, with the others, for the index.
+    let lock = super::out_dir::lock(&args.out)?;
+    let recovered = super::out_dir::recover(&args.out, &lock)?;
+    for week in &recovered.restored {
+        eprintln!("phase0: {week}/ put back: an earlier run was interrupted while replacing it");
+    }
+    if !recovered.restored.is_empty() {
         read_weeks(&args.out)?;
     }
     let plan = plan(&config, args);
 
-    std::fs::create_dir_all(&args.out).map_err(write_error(&args.out))?;
     let prefix = format!(".tmp-{week}-");
     let mut staging = tempfile::Builder::new();
     staging.prefix(&prefix);
@@ -415,7 +427,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
         .filter_map(|r| r.ran.as_ref().map(|ran| (r.experiment, ran.summary.clone())))
         .collect();
     let week_md = render::week_markdown(&week_template, &summary, &blocks).map_err(|e| input(&e))?;
-    write_all_atomically(
+    write_report_set(
         staging.path(),
         &[
             ("week.json".to_string(), summary.to_json().map_err(|e| input(&e))?),
@@ -428,7 +440,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
 
     let index = render::index(read_weeks(&args.out)?);
     let index_md = render::index_markdown(&index_template, &index).map_err(|e| input(&e))?;
-    let index_files = write_all_atomically(
+    let index_files = write_report_set(
         &args.out,
         &[
             ("index.json".to_string(), index.to_json().map_err(|e| input(&e))?),

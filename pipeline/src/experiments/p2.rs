@@ -84,6 +84,7 @@
 //! self-reflection, none) and calls the verdict *robust* when all three agree.
 
 mod classify;
+mod link;
 pub use classify::report_subject;
 pub mod spec;
 mod text;
@@ -101,16 +102,16 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 pub use super::p1::VerdictKind;
-use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, ObjectId};
+use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileDiff, ObjectId};
 use crate::stats::{self, Interval};
-pub use spec::{P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Revert, P2Sample, P2Spec};
+pub use spec::{P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec};
 
 /// The diff callback of [`analyze`]: the diffs of the requested commits, at the given detail, in any order. With
 /// [`DiffDetail::Lines`] a request may limit the line detail to some of its paths.
 pub type DiffSource<'a, E> = dyn FnMut(&[DiffRequest], DiffDetail) -> Result<Vec<CommitDiff>, E> + 'a;
 
 /// [`analyze`] calls the diff callback at most this many times.
-pub const MAX_DIFF_BATCHES: u64 = 4;
+pub const MAX_DIFF_BATCHES: u64 = 6;
 
 /// Characters of a remedy's subject kept in a report (after redaction); longer ones end in `…`.
 pub const SUBJECT_MAX_CHARS: usize = 200;
@@ -124,13 +125,16 @@ const SHORT_SHA: usize = 12;
 pub enum FailureKind {
     Revert,
     FixesTrailer,
+    /// A fix whose body cites the commit that introduced the defect (`[citation]`).
+    Citation,
     FixAfterChange,
 }
 
 impl FailureKind {
-    pub const ALL: [FailureKind; 3] = [
+    pub const ALL: [FailureKind; 4] = [
         FailureKind::Revert,
         FailureKind::FixesTrailer,
+        FailureKind::Citation,
         FailureKind::FixAfterChange,
     ];
 
@@ -138,7 +142,40 @@ impl FailureKind {
         match self {
             FailureKind::Revert => "revert",
             FailureKind::FixesTrailer => "fixes-trailer",
+            FailureKind::Citation => "citation",
             FailureKind::FixAfterChange => "fix-after-change",
+        }
+    }
+}
+
+/// What a link between a remedy and its failing change rests on, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    /// The remedy names the failing change by SHA (revert, trailer, citation).
+    Sha,
+    /// A revert names the failing change by its subject.
+    Subject,
+    /// The failing change last added lines the fix removes or rewrites (line evidence).
+    Lines,
+    /// The fix rewrites no line but moves or re-indents some (wraps them in a check): the change that last added
+    /// those (weaker line evidence).
+    Adjacent,
+    /// The fix only adds lines: the most recent change in the window touching one of its files (weak).
+    Files,
+    /// No failing change.
+    None,
+}
+
+impl Evidence {
+    pub fn id(self) -> &'static str {
+        match self {
+            Evidence::Sha => "sha",
+            Evidence::Subject => "subject",
+            Evidence::Lines => "lines",
+            Evidence::Adjacent => "adjacent",
+            Evidence::Files => "files",
+            Evidence::None => "none",
         }
     }
 }
@@ -189,12 +226,18 @@ pub enum LinkRule {
     FixesSha,
     FixesShaOutsideHistory,
     FixesShaAmbiguous,
-    FixAfterChange,
+    CitationSha,
+    CitationShaOutsideHistory,
+    CitationShaAmbiguous,
+    FixLines,
+    FixAdjacent,
+    FixFiles,
     FixUnattributed,
+    FixDependencyBump,
 }
 
 impl LinkRule {
-    pub const ALL: [LinkRule; 10] = [
+    pub const ALL: [LinkRule; 16] = [
         LinkRule::RevertSha,
         LinkRule::RevertSubject,
         LinkRule::RevertShaOutsideHistory,
@@ -203,8 +246,14 @@ impl LinkRule {
         LinkRule::FixesSha,
         LinkRule::FixesShaOutsideHistory,
         LinkRule::FixesShaAmbiguous,
-        LinkRule::FixAfterChange,
+        LinkRule::CitationSha,
+        LinkRule::CitationShaOutsideHistory,
+        LinkRule::CitationShaAmbiguous,
+        LinkRule::FixLines,
+        LinkRule::FixAdjacent,
+        LinkRule::FixFiles,
         LinkRule::FixUnattributed,
+        LinkRule::FixDependencyBump,
     ];
 
     pub fn id(self) -> &'static str {
@@ -217,8 +266,14 @@ impl LinkRule {
             LinkRule::FixesSha => "fixes-trailer.sha",
             LinkRule::FixesShaOutsideHistory => "fixes-trailer.sha-outside-history",
             LinkRule::FixesShaAmbiguous => "fixes-trailer.sha-ambiguous",
-            LinkRule::FixAfterChange => "fix-after-change.shared-path",
+            LinkRule::CitationSha => "citation.sha",
+            LinkRule::CitationShaOutsideHistory => "citation.sha-outside-history",
+            LinkRule::CitationShaAmbiguous => "citation.sha-ambiguous",
+            LinkRule::FixLines => "fix-after-change.lines",
+            LinkRule::FixAdjacent => "fix-after-change.adjacent",
+            LinkRule::FixFiles => "fix-after-change.files",
             LinkRule::FixUnattributed => "fix-after-change.unattributed",
+            LinkRule::FixDependencyBump => "fix-after-change.dependency-bump",
         }
     }
 
@@ -236,10 +291,28 @@ impl LinkRule {
             LinkRule::FixesShaAmbiguous => {
                 "a Fixes: trailer naming an abbreviated SHA that matches several walked commits"
             }
-            LinkRule::FixAfterChange => {
-                "a fix naming no SHA: the most recent earlier non-fix change in the window sharing a path"
+            LinkRule::CitationSha => "a fix whose body cites the commit that introduced the defect, by SHA",
+            LinkRule::CitationShaOutsideHistory => "a fix citing a SHA that is not in the walked history",
+            LinkRule::CitationShaAmbiguous => "a fix citing an abbreviated SHA that matches several walked commits",
+            LinkRule::FixLines => {
+                "a fix naming no SHA: the change in the window that last added the most of the lines it removes or \
+                 rewrites (line evidence; mass changes passed through)"
             }
-            LinkRule::FixUnattributed => "a fix naming no SHA with no earlier change in the window sharing a path",
+            LinkRule::FixAdjacent => {
+                "a fix that rewrites no line but moves or re-indents some (wraps them in a check): the change in \
+                 the window that last added the most of those"
+            }
+            LinkRule::FixFiles => {
+                "a fix that only adds lines: the most recent change in the window touching one of its files (weak \
+                 evidence; the failure is ambiguous)"
+            }
+            LinkRule::FixDependencyBump => {
+                "a fix touching only dependency manifests: a version bump, whose defect lies in the dependency"
+            }
+            LinkRule::FixUnattributed => {
+                "a fix naming no SHA whose removed lines no change in the window added (the defect is older), or with \
+                 no change in the window touching its files"
+            }
         }
     }
 }
@@ -265,10 +338,12 @@ pub enum ClassRule {
     AmbiguousFailingUnknown,
     AmbiguousAdditionsOnly,
     AmbiguousEmptyRemedy,
+    AmbiguousWeakLink,
+    AmbiguousNewFile,
 }
 
 impl ClassRule {
-    pub const ALL: [ClassRule; 12] = [
+    pub const ALL: [ClassRule; 14] = [
         ClassRule::CiPaths,
         ClassRule::CiMessage,
         ClassRule::ReviewLines,
@@ -281,6 +356,8 @@ impl ClassRule {
         ClassRule::AmbiguousFailingUnknown,
         ClassRule::AmbiguousAdditionsOnly,
         ClassRule::AmbiguousEmptyRemedy,
+        ClassRule::AmbiguousWeakLink,
+        ClassRule::AmbiguousNewFile,
     ];
 
     pub fn id(self) -> &'static str {
@@ -297,6 +374,8 @@ impl ClassRule {
             ClassRule::AmbiguousFailingUnknown => "ambiguous.failing-unknown",
             ClassRule::AmbiguousAdditionsOnly => "ambiguous.additions-only",
             ClassRule::AmbiguousEmptyRemedy => "ambiguous.empty-remedy",
+            ClassRule::AmbiguousWeakLink => "ambiguous.weak-link",
+            ClassRule::AmbiguousNewFile => "ambiguous.new-file",
         }
     }
 
@@ -311,10 +390,11 @@ impl ClassRule {
 
     pub fn meaning(self) -> &'static str {
         match self {
-            ClassRule::CiPaths => "every file the remedy touches is a test/build path or CI configuration",
+            ClassRule::CiPaths => "every file the remedy touches is a test, CI-configuration or build-script path",
             ClassRule::CiMessage => "the message names the build, tests, CI, lint, types, formatting or compilation",
             ClassRule::ReviewLines => {
-                "the remedy stays inside the failing change's files and only removes lines it added"
+                "the remedy stays inside the failing change's files and only removes lines it added, in files it \
+                 modified (not created)"
             }
             ClassRule::ReviewMessage => {
                 "the message names a review-visible defect (typo, naming, comment, docs, style)"
@@ -331,6 +411,11 @@ impl ClassRule {
                 "inside the failing change's files, the remedy removes no non-blank line (it only adds)"
             }
             ClassRule::AmbiguousEmptyRemedy => "the remedy changes no file",
+            ClassRule::AmbiguousWeakLink => "a fix linked on file evidence only (it only adds lines)",
+            ClassRule::AmbiguousNewFile => {
+                "inside the failing change's files, the remedy removes only lines of a file the failing change \
+                 created: every line of it is the change's own, so the line rule says nothing"
+            }
         }
     }
 }
@@ -354,6 +439,9 @@ pub struct Failure {
     pub failing_ref: Option<String>,
     pub kind: FailureKind,
     pub link_rule: LinkRule,
+    /// What the link rests on, and for line evidence how many of the fix's removed lines the failing change added.
+    pub evidence: Evidence,
+    pub evidence_lines: Option<u32>,
     pub bucket: Bucket,
     pub rule: ClassRule,
     /// Remedy committer time minus failing committer time (negative with clock skew).
@@ -487,12 +575,18 @@ pub struct HistorySummary {
     /// Commits remedying at least one failure, per detection rule.
     pub revert_commits: u64,
     pub fixes_trailer_commits: u64,
+    pub citation_commits: u64,
     pub fix_commits: u64,
     /// Reverts of reverts (even revert layers, `Reapply`, or naming a revert by SHA): not failures.
     pub reverts_of_reverts_skipped: u64,
-    /// Fixes linked to a change, and fixes with none (unattributed).
+    /// Fixes linked to a change (on line evidence, or on file evidence only), and fixes with none (unattributed).
     pub fixes_linked: u64,
+    pub fixes_linked_on_files: u64,
     pub unattributed_fixes: u64,
+    /// Changes in fixes' windows passed through as mass changes (formatting, releases, vendoring, > N files).
+    pub mass_changes: u64,
+    /// Fixes touching only dependency manifests (version bumps): never linked.
+    pub dependency_bumps: u64,
     /// Fixes whose window held more candidate changes than `max_candidates` (the oldest were not considered).
     pub fix_windows_truncated: u64,
     /// `Fixes:` trailer values that do not start with a SHA (`#123`).
@@ -529,6 +623,46 @@ pub struct Sensitivity {
     pub robust: bool,
 }
 
+/// The self-check: the blind linker run on the fixes that name their culprit (a `Fixes:` trailer or a citation of a
+/// commit inside the window), as if they named none, and compared with what they name (right when it is one of the
+/// commits named inside the window).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SelfCheck {
+    /// Named fixes whose culprit lies inside the window.
+    pub named: u64,
+    /// Of them, those the blind linker linked, and of those, to the named commit or to another one.
+    pub linked: u64,
+    pub correct: u64,
+    pub wrong: u64,
+    /// Named fixes the blind linker left unattributed.
+    pub unlinked: u64,
+    /// `correct / linked` and `correct / named`, with Wilson intervals.
+    pub precision: Option<Interval>,
+    pub recall: Option<Interval>,
+}
+
+impl SelfCheck {
+    fn add(&mut self, blind: Option<usize>, named: &BTreeSet<usize>) {
+        self.named += 1;
+        match blind {
+            Some(pos) if named.contains(&pos) => {
+                self.linked += 1;
+                self.correct += 1;
+            }
+            Some(_) => {
+                self.linked += 1;
+                self.wrong += 1;
+            }
+            None => self.unlinked += 1,
+        }
+    }
+
+    fn finish(&mut self, z: f64) {
+        self.precision = wilson(self.correct, self.linked, z);
+        self.recall = wilson(self.correct, self.named, z);
+    }
+}
+
 /// The P2 verdict (classified failures are its `n`).
 pub type Verdict = super::ShareVerdict;
 
@@ -549,6 +683,8 @@ pub struct P2Analysis {
     pub by_surface: Vec<Group>,
     pub by_kind: Vec<Group>,
     pub time_to_remedy: TimeToRemedy,
+    /// The linker's accuracy on this history's fixes that name their culprit.
+    pub self_check: SelfCheck,
     /// Per bucket (every bucket present), up to `sample.per_bucket` failures, the first by sha256 of the seed and
     /// ids: a reading sample nobody picked.
     pub samples: BTreeMap<Bucket, Vec<Failure>>,
@@ -565,27 +701,33 @@ struct Parsed {
     marker_shas: Vec<String>,
     fixes_shas: Vec<String>,
     fixes_not_sha: u64,
+    /// SHAs the body cites as the culprit (see [`text::cited_shas`]) when the commit is a fix or names a culprit.
+    cited_shas: Vec<String>,
     fix: bool,
+    /// A mass change by its subject (type, keywords, version number); by its file count it is decided later.
+    mass_subject: bool,
 }
 
 /// The prereg's keyword and path lists, compiled once.
 struct Matchers {
-    fix_keywords: text::Keywords,
     ci_keywords: text::Keywords,
     review_keywords: text::Keywords,
-    ci_paths: text::PathFragments,
-    ignore_paths: text::PathFragments,
+    mass_keywords: text::Keywords,
+    ci_paths: text::PathPatterns,
+    ignore_paths: text::PathPatterns,
+    dependency_manifests: text::PathPatterns,
     sha_markers: text::ShaMarkers,
 }
 
 impl Matchers {
     fn new(spec: &P2Spec) -> Self {
         Self {
-            fix_keywords: text::Keywords::new(&spec.fix_after_change.keywords),
             ci_keywords: text::Keywords::new(&spec.classify.ci_keywords),
             review_keywords: text::Keywords::new(&spec.classify.review_keywords),
-            ci_paths: text::PathFragments::new(&spec.classify.ci_paths),
-            ignore_paths: text::PathFragments::new(&spec.fix_after_change.ignore_paths),
+            mass_keywords: text::Keywords::new(&spec.link.mass_change_keywords),
+            ci_paths: text::PathPatterns::new(&spec.classify.ci_paths),
+            ignore_paths: text::PathPatterns::new(&spec.fix_after_change.ignore_paths),
+            dependency_manifests: text::PathPatterns::new(&spec.fix_after_change.dependency_manifests),
             sha_markers: text::ShaMarkers::new(&spec.revert.sha_markers),
         }
     }
@@ -609,6 +751,26 @@ impl Parsed {
                 }
             }
         }
+        let fix = text::is_fix_subject(
+            &row.subject,
+            &spec.fix_after_change.types,
+            &spec.fix_after_change.keywords,
+        );
+        // git's citation style alone is any reference ("since 1234abc (…) we …"): it names the culprit only in a
+        // fix; after a culprit phrase it does so in any commit.
+        let cited_shas = text::cited_shas(&row.body, &spec.citation.culprit_phrases, spec.min_sha_len)
+            .into_iter()
+            .filter(|citation| fix || citation.culprit)
+            .map(|citation| citation.sha)
+            .filter(|sha| !fixes_shas.contains(sha))
+            .collect();
+        let mass_subject = text::conventional(&row.subject).is_some_and(|(kind, _)| {
+            spec.link
+                .mass_change_types
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&kind))
+        }) || matchers.mass_keywords.any_in(&text::message_words(&row.subject))
+            || text::starts_with_version(&row.subject);
         Self {
             merge: row.parents.len() > 1,
             revert: text::revert_form(&row.subject, &spec.revert),
@@ -617,8 +779,9 @@ impl Parsed {
             marker_shas: text::marker_shas(&[&row.subject, &row.body], &matchers.sha_markers, spec.min_sha_len),
             fixes_shas,
             fixes_not_sha,
-            fix: text::has_type(&row.subject, &spec.fix_after_change.types)
-                || matchers.fix_keywords.any_in(&text::words(&row.subject)),
+            cited_shas,
+            fix,
+            mass_subject,
         }
     }
 
@@ -631,9 +794,10 @@ impl Parsed {
         self.is_revert() && self.revert.as_ref().is_none_or(|form| form.depth % 2 == 1)
     }
 
-    /// Could be the failing change of a fix that names no SHA.
+    /// Could be the failing change of a fix that names no SHA: any commit but a merge and a mass change (by its
+    /// subject; by its file count it is passed through later). Fixes too: a fix can introduce the next defect.
     fn is_candidate_change(&self) -> bool {
-        !self.merge && !self.is_net_revert() && !self.fix && self.fixes_shas.is_empty()
+        !self.merge && !self.mass_subject
     }
 }
 
@@ -650,6 +814,9 @@ struct Pending {
     failing_ref: Option<String>,
     kind: FailureKind,
     link: LinkRule,
+    evidence: Evidence,
+    /// For line evidence: how many of the fix's removed lines the failing change added.
+    evidence_lines: Option<u32>,
 }
 
 /// The walked history in its analysis order, with lookups.
@@ -745,38 +912,103 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
     let mut summary = HistorySummary::default();
     let history = History::new(commits, spec, &mut summary);
     let (mut pending, fixes) = detect(&history, &mut summary);
-
-    // Batch 1 (paths): fixes, reverts and their reverted changes.
     let window = i64::from(spec.fix_after_change.window_days).saturating_mul(86_400);
-    let mut candidates: Vec<(usize, Vec<usize>)> = Vec::with_capacity(fixes.len());
-    let mut paths_wanted: BTreeSet<usize> = BTreeSet::new();
-    for &fix in &fixes {
-        let time = history.rows[fix].commit_time;
-        let mut in_window = (fix + 1..history.rows.len())
+
+    // What the linker reads: the fixes, and for the self-check the trailer and citation remedies whose named change
+    // lies inside the window (linked blind, as if they named none).
+    let in_window = |remedy: usize, failing: usize| {
+        failing > remedy
+            && history.rows[remedy]
+                .commit_time
+                .saturating_sub(history.rows[failing].commit_time)
+                <= window
+    };
+    // A remedy may name several commits (agents' messages cite many): the blind link is right when it is one of them.
+    let mut checked: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for p in pending
+        .iter()
+        .filter(|p| matches!(p.kind, FailureKind::FixesTrailer | FailureKind::Citation))
+    {
+        if let Some(failing) = p.failing.filter(|&failing| in_window(p.remedy, failing)) {
+            checked.entry(p.remedy).or_default().insert(failing);
+        }
+    }
+    let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
+
+    // Batch 1 (paths): the linkable remedies, reverts and their reverted changes. Batch 2 (lines): the linkable
+    // remedies' lines in their files that can be evidence: a task or data file (`.beads/issues.jsonl`, megabytes,
+    // touched by most commits of an agent's repository) is never diffed line by line.
+    let mut got = Diffs::new(&history);
+    let reverts = pending
+        .iter()
+        .filter(|p| p.kind == FailureKind::Revert)
+        .flat_map(|p| std::iter::once(p.remedy).chain(p.failing));
+    let paths_wanted: BTreeSet<usize> = linkable.iter().copied().chain(reverts).collect();
+    let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
+    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    let ignored = &history.matchers.ignore_paths;
+    let scoped = linkable.iter().filter_map(|&pos| {
+        let files = got.get(pos)?;
+        let evidence: BTreeSet<String> = files
+            .files
+            .iter()
+            .map(|file| file.path.clone())
+            .filter(|path| !ignored.matches(path))
+            .collect();
+        (!evidence.is_empty()).then_some((pos, Some(evidence)))
+    });
+    let lines = requests(&history, scoped.collect::<Vec<_>>());
+    let mut remedy_lines = Diffs::new(&history);
+    fetch(
+        &history,
+        lines,
+        DiffDetail::Lines,
+        diffs,
+        &mut remedy_lines,
+        &mut summary,
+    )?;
+    for (pos, slot) in remedy_lines.0.into_iter().enumerate() {
+        if let Some(diff) = slot {
+            got.0[pos] = Some(merge_lines(got.0[pos].take(), diff));
+        }
+    }
+
+    // Each linkable remedy's evidence: the lines it removes or rewrites, per file, and the candidates in its window.
+    let ignore = &history.matchers.ignore_paths;
+    let evidence: Vec<link::Removed> = linkable
+        .iter()
+        .map(|&pos| {
+            got.get(pos)
+                .map_or_else(link::Removed::default, |diff| link::Removed::of(diff, ignore))
+        })
+        .collect();
+    let mut windows: Vec<Vec<usize>> = Vec::with_capacity(linkable.len());
+    // Distinct commits passed through as mass changes (by subject here, by file count below).
+    let mut mass_by_subject: BTreeSet<usize> = BTreeSet::new();
+    for &remedy in &linkable {
+        let time = history.rows[remedy].commit_time;
+        let mut in_window = (remedy + 1..history.rows.len())
             .take_while(|&pos| time.saturating_sub(history.rows[pos].commit_time) <= window)
-            .filter(|&pos| history.parsed[pos].is_candidate_change());
+            .filter(|&pos| {
+                let candidate = history.parsed[pos].is_candidate_change();
+                if !candidate && !history.parsed[pos].merge {
+                    mass_by_subject.insert(pos);
+                }
+                candidate
+            });
         let chosen: Vec<usize> = in_window.by_ref().take(spec.fix_after_change.max_candidates).collect();
         if in_window.next().is_some() {
             summary.fix_windows_truncated += 1;
         }
-        paths_wanted.insert(fix);
-        candidates.push((fix, chosen));
+        windows.push(chosen);
     }
-    for failure in pending.iter().filter(|p| p.kind == FailureKind::Revert) {
-        paths_wanted.insert(failure.remedy);
-        paths_wanted.extend(failure.failing);
-    }
-    let mut got = Diffs::new(&history);
-    let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
-    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
 
-    // Batch 2 (paths, restricted): whether each candidate touched one of its fixes' paths. Only a shared path
-    // links, so a candidate's diff is wanted only at the paths of the fixes whose window holds it.
-    let ignore = &history.matchers.ignore_paths;
-    let fix_paths: Vec<BTreeSet<&str>> = candidates
+    // Batch 3 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
+    // them. Only a shared file can carry evidence.
+    let remedy_paths: Vec<BTreeSet<&str>> = linkable
         .iter()
-        .map(|(fix, _)| {
-            got.get(*fix).map_or_else(BTreeSet::new, |diff| {
+        .map(|&pos| {
+            got.get(pos).map_or_else(BTreeSet::new, |diff| {
                 diff.files
                     .iter()
                     .map(|file| file.path.as_str())
@@ -785,93 +1017,160 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
             })
         })
         .collect();
-    // (candidate, fix) for every fix (its index in `candidates`) whose window holds the candidate; sorted by
-    // candidate, stably, so each candidate's fixes stay in order.
-    let mut covering: Vec<(usize, usize)> = Vec::new();
-    for (index, ((_, chosen), paths)) in candidates.iter().zip(&fix_paths).enumerate() {
-        let unread = chosen.iter().filter(|&&pos| !paths.is_empty() && !got.contains(pos));
-        covering.extend(unread.map(|&candidate| (candidate, index)));
-    }
-    covering.par_sort_by_key(|&(candidate, _)| candidate);
-    let groups: Vec<(usize, Vec<usize>)> = covering
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|group| (group[0].0, group.iter().map(|&(_, fix)| fix).collect()))
-        .collect();
-    drop(covering);
-    // Neighbouring candidates mostly lie in the windows of the same fixes: one shared set for each run of them,
-    // the sets built in parallel (on git.git 7,369 of them for 52,071 candidates).
-    let mut runs: Vec<&[usize]> = Vec::new();
-    let mut run_of: Vec<usize> = Vec::with_capacity(groups.len());
-    for (_, fixes) in &groups {
-        if runs.last() != Some(&fixes.as_slice()) {
-            runs.push(fixes);
-        }
-        run_of.push(runs.len() - 1);
-    }
-    let unions: Vec<Arc<BTreeSet<String>>> = runs
-        .par_iter()
-        .map(|fixes| {
-            let paths = fixes.iter().flat_map(|&index| fix_paths[index].iter());
-            Arc::new(paths.map(|path| (*path).to_owned()).collect())
+    let asked = restricted_requests(&history, &windows, &remedy_paths, |_| true);
+    let mut touched = Diffs::new(&history);
+    fetch(&history, asked, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
+
+    // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files.
+    let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
+    let asked: Vec<DiffRequest> = restricted_requests(&history, &windows, &remedy_paths, touching)
+        .into_iter()
+        .map(|mut request| {
+            request.line_paths = request.only_paths.as_deref().cloned();
+            request
         })
         .collect();
-    let among: Vec<DiffRequest> = groups
-        .iter()
-        .zip(&run_of)
-        .map(|((candidate, _), &run)| DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run])))
-        .collect();
-    let mut touched = Diffs::new(&history);
-    fetch(&history, among, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
+    let mut added = Diffs::new(&history);
+    fetch(&history, asked, DiffDetail::Lines, diffs, &mut added, &mut summary)?;
 
-    // Link each fix to the most recent candidate sharing a path.
-    for ((fix, chosen), paths) in candidates.into_iter().zip(&fix_paths) {
-        let linked = chosen.into_iter().find(|candidate| {
-            got.get(*candidate)
-                .or_else(|| touched.get(*candidate))
-                .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
+    // Blame each remedy's removed lines through its window, then pass through the mass changes by file count: the
+    // whole paths of every candidate that won a line (batch 5) tell which touched more than the limit.
+    let first: Vec<link::Blame> = linkable
+        .iter()
+        .zip(&evidence)
+        .zip(&windows)
+        .map(|((_, removed), window)| link::blame(removed, window, &added, &BTreeSet::new()))
+        .collect();
+    let mut whole_wanted: BTreeSet<usize> = first
+        .iter()
+        .flat_map(|blame| blame.tally.iter().map(|&(c, _)| c))
+        .collect();
+    // The weak fallback of a remedy without evidence: the most recent candidate touching a shared file.
+    let touches = |pos: usize, paths: &BTreeSet<&str>| {
+        touched
+            .get(pos)
+            .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
+    };
+    let fallback: Vec<Option<usize>> = windows
+        .iter()
+        .zip(&evidence)
+        .zip(&remedy_paths)
+        .map(|((window, removed), paths)| {
+            removed
+                .is_empty()
+                .then(|| window.iter().copied().find(|&pos| touches(pos, paths)))
+                .flatten()
+        })
+        .collect();
+    whole_wanted.extend(fallback.iter().flatten());
+    for p in &pending {
+        whole_wanted.extend(p.failing);
+    }
+    let whole_wanted: Vec<usize> = whole_wanted.into_iter().filter(|&pos| !got.contains(pos)).collect();
+    let whole = requests(&history, whole_wanted.into_iter().map(|pos| (pos, None)));
+    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    let mass: BTreeSet<usize> = got
+        .0
+        .iter()
+        .enumerate()
+        .filter_map(|(pos, diff)| diff.as_ref().map(|diff| (pos, diff)))
+        .filter(|(_, diff)| {
+            diff.files.iter().filter(|file| !ignore.matches(&file.path)).count() > spec.link.mass_change_files
+        })
+        .map(|(pos, _)| pos)
+        .collect();
+    summary.mass_changes = mass_by_subject.union(&mass).count() as u64;
+    let blames: Vec<link::Blame> = linkable
+        .iter()
+        .zip(&evidence)
+        .zip(&windows)
+        .zip(first)
+        .map(|(((_, removed), window), first)| {
+            if first.tally.iter().any(|(c, _)| mass.contains(c)) {
+                link::blame(removed, window, &added, &mass)
+            } else {
+                first
+            }
+        })
+        .collect();
+
+    // The links of the fixes, and the self-check of the named ones.
+    let mut self_check = SelfCheck::default();
+    for (index, &remedy) in linkable.iter().enumerate() {
+        let blame = &blames[index];
+        let top = blame.top();
+        if let Some(named) = checked.get(&remedy) {
+            self_check.add(top.map(|(c, _)| c), named);
+            continue;
+        }
+        let weak = fallback[index].filter(|pos| !mass.contains(pos));
+        let bump = got.get(remedy).is_some_and(|diff| {
+            let mut files = diff.files.iter().filter(|file| !ignore.matches(&file.path)).peekable();
+            files.peek().is_some() && files.all(|file| history.matchers.dependency_manifests.matches(&file.path))
         });
-        if linked.is_some() {
-            summary.fixes_linked += 1;
-        } else {
-            summary.unattributed_fixes += 1;
+        if bump {
+            summary.dependency_bumps += 1;
+            pending.push(Pending {
+                remedy,
+                failing: None,
+                failing_ref: None,
+                kind: FailureKind::FixAfterChange,
+                link: LinkRule::FixDependencyBump,
+                evidence: Evidence::None,
+                evidence_lines: None,
+            });
+            continue;
+        }
+        let (failing, link, evidence_kind, lines) = match (top, weak) {
+            (Some((candidate, count)), _) if blame.adjacent => {
+                (Some(candidate), LinkRule::FixAdjacent, Evidence::Adjacent, Some(count))
+            }
+            (Some((candidate, count)), _) => (Some(candidate), LinkRule::FixLines, Evidence::Lines, Some(count)),
+            (None, Some(candidate)) => (Some(candidate), LinkRule::FixFiles, Evidence::Files, None),
+            (None, None) => (None, LinkRule::FixUnattributed, Evidence::None, None),
+        };
+        match evidence_kind {
+            Evidence::Lines | Evidence::Adjacent => summary.fixes_linked += 1,
+            Evidence::Files => summary.fixes_linked_on_files += 1,
+            _ => summary.unattributed_fixes += 1,
         }
         pending.push(Pending {
-            remedy: fix,
-            failing: linked,
+            remedy,
+            failing,
             failing_ref: None,
             kind: FailureKind::FixAfterChange,
-            link: if linked.is_some() {
-                LinkRule::FixAfterChange
-            } else {
-                LinkRule::FixUnattributed
-            },
+            link,
+            evidence: evidence_kind,
+            evidence_lines: lines,
         });
     }
-    drop(touched);
+    self_check.finish(stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN));
 
-    // Batch 3 (paths): the whole diffs of the linked candidates, which classification needs.
-    let linked: BTreeSet<usize> = pending
-        .iter()
-        .filter(|p| p.kind == FailureKind::FixAfterChange)
-        .filter_map(|p| p.failing)
-        .filter(|&pos| !got.contains(pos))
-        .collect();
-    let whole = requests(&history, linked.into_iter().map(|pos| (pos, None)));
-    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    // A linked candidate's whole paths (batch 5) with the lines it added to its fixes' files (batch 4): all that
+    // classification reads of it.
+    for p in pending.iter().filter(|p| p.kind == FailureKind::FixAfterChange) {
+        if let Some(pos) = p.failing
+            && let Some(lines) = added.0[pos].take()
+        {
+            got.0[pos] = Some(merge_lines(got.0[pos].take(), lines));
+        }
+    }
 
-    // Batch 4 (lines): the other remedies and their failing changes, unless their paths already decide. A
-    // remedy needs the lines of all its files; a failing change only those of its remedies' files (when their
-    // paths are known), since the comparison looks up each remedy file in the failing change.
+    // Batch 6 (lines): what classification still needs for the SHA-named failures. A remedy needs the lines of all
+    // its files (unless batch 2 read them); a failing change only those of its remedies' files.
+    let with_lines: BTreeSet<usize> = linkable.iter().copied().collect();
     let mut lines_wanted: BTreeMap<usize, LineScope> = BTreeMap::new();
     for p in pending
         .iter()
-        .filter(|p| p.kind != FailureKind::Revert && !(p.kind == FailureKind::FixAfterChange && p.failing.is_none()))
+        .filter(|p| !matches!(p.kind, FailureKind::Revert | FailureKind::FixAfterChange))
     {
         let remedy = got.get(p.remedy);
         if !classify::needs_line_hashes(p, &history, remedy, p.failing.and_then(|pos| got.get(pos)), spec) {
             continue;
         }
-        lines_wanted.insert(p.remedy, None);
+        if !with_lines.contains(&p.remedy) {
+            lines_wanted.insert(p.remedy, None);
+        }
         if let Some(failing) = p.failing {
             // `None` (every file) wins: the commit is also a remedy, or a remedy's paths are unknown.
             let scope = lines_wanted.entry(failing).or_insert_with(|| Some(BTreeSet::new()));
@@ -882,17 +1181,90 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         }
     }
     let lines = requests(&history, lines_wanted);
-    fetch(&history, lines, DiffDetail::Lines, diffs, &mut got, &mut summary)?;
+    let mut classify_lines = Diffs::new(&history);
+    fetch(
+        &history,
+        lines,
+        DiffDetail::Lines,
+        diffs,
+        &mut classify_lines,
+        &mut summary,
+    )?;
+    for (pos, slot) in classify_lines.0.into_iter().enumerate() {
+        if let Some(diff) = slot {
+            got.0[pos] = Some(merge_lines(got.0[pos].take(), diff));
+        }
+    }
 
     pending.sort_by_key(|p| p.remedy);
     let failures: Vec<Failure> = pending
         .par_iter()
         .map(|p| classify::failure(p, &history, &got, spec))
         .collect();
-    // Freeing the diffs (on git.git 9,200 commits, 22,000 files with their paths and line hashes) takes a while:
-    // beside the aggregation and the rendering.
-    let _ = std::thread::Builder::new().spawn(move || drop(got));
-    Ok(aggregate(failures, summary, spec))
+    // Freeing the diffs (on git.git thousands of commits with their paths and line hashes) takes a while: beside
+    // the aggregation and the rendering.
+    let _ = std::thread::Builder::new().spawn(move || drop((got, touched, added)));
+    Ok(aggregate(failures, summary, self_check, spec))
+}
+
+/// A whole path-only diff with the line detail of another diff of the same commit filled in where it has it.
+fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
+    let Some(mut paths) = paths else { return lines };
+    let by_path: BTreeMap<&str, &FileDiff> = lines.files.iter().map(|file| (file.path.as_str(), file)).collect();
+    for file in &mut paths.files {
+        if let Some(detail) = by_path.get(file.path.as_str()) {
+            *file = (*detail).clone();
+        }
+    }
+    paths
+}
+
+/// For every candidate that `wanted` accepts and that lies in a window of `windows`: a request restricted to the
+/// paths of the remedies whose window holds it (one shared set per run of neighbouring candidates with the same
+/// remedies, on git.git thousands of sets for tens of thousands of candidates).
+fn restricted_requests(
+    history: &History<'_>,
+    windows: &[Vec<usize>],
+    remedy_paths: &[BTreeSet<&str>],
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<DiffRequest> {
+    let mut covering: Vec<(usize, usize)> = Vec::new();
+    for (index, (window, paths)) in windows.iter().zip(remedy_paths).enumerate() {
+        if paths.is_empty() {
+            continue;
+        }
+        covering.extend(
+            window
+                .iter()
+                .filter(|&&pos| wanted(pos))
+                .map(|&candidate| (candidate, index)),
+        );
+    }
+    covering.par_sort_unstable();
+    let groups: Vec<(usize, Vec<usize>)> = covering
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| (group[0].0, group.iter().map(|&(_, remedy)| remedy).collect()))
+        .collect();
+    let mut runs: Vec<&[usize]> = Vec::new();
+    let mut run_of: Vec<usize> = Vec::with_capacity(groups.len());
+    for (_, remedies) in &groups {
+        if runs.last() != Some(&remedies.as_slice()) {
+            runs.push(remedies);
+        }
+        run_of.push(runs.len() - 1);
+    }
+    let unions: Vec<Arc<BTreeSet<String>>> = runs
+        .par_iter()
+        .map(|remedies| {
+            let paths = remedies.iter().flat_map(|&index| remedy_paths[index].iter());
+            Arc::new(paths.map(|path| (*path).to_owned()).collect())
+        })
+        .collect();
+    groups
+        .iter()
+        .zip(&run_of)
+        .map(|((candidate, _), &run)| DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run])))
+        .collect()
 }
 
 /// The files of a commit whose line detail is wanted: `None` for all.
@@ -971,7 +1343,8 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
     let mut pending = Vec::new();
     let mut fixes = Vec::new();
     for (pos, parsed) in history.parsed.iter().enumerate() {
-        let detected = parsed.is_revert() || !parsed.fixes_shas.is_empty() || parsed.fix;
+        let detected =
+            parsed.is_revert() || !parsed.fixes_shas.is_empty() || !parsed.cited_shas.is_empty() || parsed.fix;
         if parsed.merge {
             summary.merge_remedies_skipped += u64::from(detected);
             continue;
@@ -998,6 +1371,12 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                     } else {
                         LinkRule::RevertSubjectNotFound
                     },
+                    evidence: if failing.is_some() {
+                        Evidence::Subject
+                    } else {
+                        Evidence::None
+                    },
+                    evidence_lines: None,
                 });
             } else {
                 let links = (
@@ -1012,10 +1391,16 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                     }
                     pending.push(Pending {
                         remedy: pos,
+                        evidence: if failing.is_some() {
+                            Evidence::Sha
+                        } else {
+                            Evidence::None
+                        },
                         failing,
                         failing_ref,
                         kind: FailureKind::Revert,
                         link,
+                        evidence_lines: None,
                     });
                 }
             }
@@ -1034,13 +1419,51 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.fixes_shas, links, summary) {
                 pending.push(Pending {
                     remedy: pos,
+                    evidence: if failing.is_some() {
+                        Evidence::Sha
+                    } else {
+                        Evidence::None
+                    },
                     failing,
                     failing_ref,
                     kind: FailureKind::FixesTrailer,
                     link,
+                    evidence_lines: None,
                 });
             }
             summary.fixes_trailer_commits += u64::from(pending.len() > before);
+        } else if !parsed.cited_shas.is_empty() {
+            let links = (
+                LinkRule::CitationSha,
+                LinkRule::CitationShaOutsideHistory,
+                LinkRule::CitationShaAmbiguous,
+            );
+            let before = pending.len();
+            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.cited_shas, links, summary) {
+                // A citation of a later commit (a "see also") is no culprit.
+                if failing.is_some_and(|target| target < pos) {
+                    continue;
+                }
+                pending.push(Pending {
+                    remedy: pos,
+                    evidence: if failing.is_some() {
+                        Evidence::Sha
+                    } else {
+                        Evidence::None
+                    },
+                    failing,
+                    failing_ref,
+                    kind: FailureKind::Citation,
+                    link,
+                    evidence_lines: None,
+                });
+            }
+            if pending.len() > before {
+                summary.citation_commits += 1;
+            } else if parsed.fix {
+                summary.fix_commits += 1;
+                fixes.push(pos);
+            }
         } else if parsed.fix {
             summary.fix_commits += 1;
             fixes.push(pos);
@@ -1083,7 +1506,7 @@ fn resolve_all(
 }
 
 /// Counts, shares, sensitivity, verdict, breakdowns and samples of the classified failures.
-fn aggregate(failures: Vec<Failure>, history: HistorySummary, spec: &P2Spec) -> P2Analysis {
+fn aggregate(failures: Vec<Failure>, history: HistorySummary, self_check: SelfCheck, spec: &P2Spec) -> P2Analysis {
     let z = stats::z_two_sided(spec.alpha).unwrap_or(f64::NAN);
     let counts = Buckets::of(&failures);
     let shares = Shares::of(&counts, z);
@@ -1143,6 +1566,7 @@ fn aggregate(failures: Vec<Failure>, history: HistorySummary, spec: &P2Spec) -> 
         by_surface,
         by_kind,
         time_to_remedy: TimeToRemedy::of(&failures),
+        self_check,
         samples,
         rules,
         failures,
@@ -1177,7 +1601,11 @@ pub fn remedies<'a>(commits: &'a [CommitRow], spec: &P2Spec) -> Vec<&'a CommitRo
         .iter()
         .filter(|row| {
             let parsed = Parsed::new(row, spec, &matchers);
-            !parsed.merge && (parsed.is_net_revert() || !parsed.fixes_shas.is_empty() || parsed.fix)
+            !parsed.merge
+                && (parsed.is_net_revert()
+                    || !parsed.fixes_shas.is_empty()
+                    || !parsed.cited_shas.is_empty()
+                    || parsed.fix)
         })
         .collect()
 }

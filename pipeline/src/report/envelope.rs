@@ -115,6 +115,8 @@ impl<R: Serialize> Envelope<R> {
 pub enum AsOfError {
     #[error("--as-of {0:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp")]
     AsOf(String),
+    #[error("--as-of {0:?} is outside the dates phase0 accepts, 1970-01-01 to 9998-12-31")]
+    AsOfRange(String),
     #[error("SOURCE_DATE_EPOCH={0:?} is not a whole number of seconds")]
     SourceDateEpoch(String),
 }
@@ -128,9 +130,18 @@ pub fn generated_at(
     newest_input: Option<i64>,
 ) -> Result<Option<String>, AsOfError> {
     let timestamp = if let Some(as_of) = as_of {
-        parse_instant(as_of)
-            .map(|(timestamp, _)| timestamp)
-            .ok_or_else(|| AsOfError::AsOf(as_of.trim().to_string()))?
+        let trimmed = as_of.trim().to_string();
+        let Some((timestamp, _)) = parse_instant(as_of) else {
+            // A real calendar date that jiff cannot place (the last hours of 9999) is out of range, not malformed.
+            return Err(match trimmed.parse::<jiff::civil::Date>() {
+                Ok(_) => AsOfError::AsOfRange(trimmed),
+                Err(_) => AsOfError::AsOf(trimmed),
+            });
+        };
+        if !accepted(timestamp) {
+            return Err(AsOfError::AsOfRange(as_of.trim().to_string()));
+        }
+        timestamp
     } else if let Some(epoch) = source_date_epoch {
         epoch
             .trim()
@@ -145,6 +156,16 @@ pub fn generated_at(
         }
     };
     Ok(Some(timestamp.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()))
+}
+
+/// Whether `timestamp` lies in the range of dates phase0 accepts as an as-of date: from the Unix epoch (git has no
+/// earlier commit times) to the end of 9998 (so that every date of that range, in every time zone, has a day after
+/// it; jiff's own range ends during 9999-12-31).
+pub fn accepted(timestamp: jiff::Timestamp) -> bool {
+    let last = jiff::civil::date(9998, 12, 31)
+        .at(23, 59, 59, 0)
+        .to_zoned(jiff::tz::TimeZone::UTC);
+    timestamp >= jiff::Timestamp::UNIX_EPOCH && last.is_ok_and(|last| timestamp <= last.timestamp())
 }
 
 /// An RFC 3339 timestamp, or a bare `YYYY-MM-DD` date taken as midnight UTC (the flag is `true` for a date).
@@ -188,6 +209,26 @@ mod tests {
         assert_eq!(
             generated_at(None, Some("x1"), None),
             Err(AsOfError::SourceDateEpoch("x1".into()))
+        );
+        // Both ends of the calendar get the same answer, in our words.
+        for outside in ["0000-01-01", "1969-12-31", "9999-12-01", "9999-12-31"] {
+            assert_eq!(
+                generated_at(Some(outside), None, None),
+                Err(AsOfError::AsOfRange(outside.into())),
+                "{outside}"
+            );
+        }
+        assert_eq!(
+            AsOfError::AsOfRange("0000-01-01".into()).to_string(),
+            "--as-of \"0000-01-01\" is outside the dates phase0 accepts, 1970-01-01 to 9998-12-31"
+        );
+        assert_eq!(
+            at(Some("9998-12-31"), None, None).as_deref(),
+            Some("9998-12-31T00:00:00Z")
+        );
+        assert_eq!(
+            at(Some("1970-01-01"), None, None).as_deref(),
+            Some("1970-01-01T00:00:00Z")
         );
     }
 

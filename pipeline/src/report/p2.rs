@@ -41,6 +41,10 @@ pub struct RepositorySummary {
     /// A shallow clone: the history stops at its boundary, so older failures are invisible.
     pub shallow: bool,
     pub non_utf8_messages: u64,
+    /// Commits whose diff needs an object the repository lacks (a partial or damaged clone): skipped, so failures
+    /// they remedy or caused are not seen. The first ones are named, with the missing object.
+    pub unreadable_commits: u64,
+    pub unreadable: Vec<String>,
 }
 
 /// A duration in seconds as the report prints it: `3.5 d`, `4.0 h`, `12 min`, `40 s`.
@@ -123,6 +127,13 @@ pub fn formatted(analysis: &P2Analysis) -> serde_json::Value {
             "none": scenario(&analysis.sensitivity.none_self_reflection),
             "robust": analysis.sensitivity.robust,
         },
+        "self_check": {
+            "precision": percent(&analysis.self_check.precision),
+            "precision_ci": percent_ci(&analysis.self_check.precision),
+            "recall": percent(&analysis.self_check.recall),
+            "recall_ci": percent_ci(&analysis.self_check.recall),
+        },
+        "decided": analysis.verdict.kind != crate::experiments::p1::VerdictKind::Inconclusive,
         "time_to_remedy": time_to_remedy(&analysis.time_to_remedy),
         "by_surface": group_rows(&analysis.by_surface),
         "by_kind": group_rows(&analysis.by_kind),
@@ -236,6 +247,8 @@ struct CsvRow<'a> {
     failing_ref: Option<&'a str>,
     kind: &'static str,
     link_rule: String,
+    evidence: &'static str,
+    evidence_lines: Option<u32>,
     bucket: &'static str,
     rule: String,
     time_to_remedy_seconds: Option<i64>,
@@ -255,6 +268,8 @@ pub fn failures_csv(failures: &[Failure]) -> Result<Vec<u8>, csv::Error> {
             failing_ref: f.failing_ref.as_deref(),
             kind: f.kind.id(),
             link_rule: id(serde_json::to_value(f.link_rule).unwrap_or_default()),
+            evidence: f.evidence.id(),
+            evidence_lines: f.evidence_lines,
             bucket: f.bucket.id(),
             rule: id(serde_json::to_value(f.rule).unwrap_or_default()),
             time_to_remedy_seconds: f.time_to_remedy_seconds,
@@ -273,6 +288,8 @@ pub fn failures_csv(failures: &[Failure]) -> Result<Vec<u8>, csv::Error> {
             "failing_ref",
             "kind",
             "link_rule",
+            "evidence",
+            "evidence_lines",
             "bucket",
             "rule",
             "time_to_remedy_seconds",
@@ -313,6 +330,13 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
             ""
         }
     ));
+    if repo.unreadable_commits > 0 {
+        out.push_str(&format!(
+            "  unreadable      {} commits skipped: objects missing from the repository (a partial clone?), e.g. {}\n",
+            repo.unreadable_commits,
+            repo.unreadable.first().map_or("", String::as_str)
+        ));
+    }
     out.push_str(&format!(
         "  failures        {}: ci {}, human review {}, self-reflection {}, ambiguous {}\n",
         a.counts.total, a.counts.ci, a.counts.human_review, a.counts.self_reflection, a.counts.ambiguous
@@ -324,17 +348,36 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         text(&["self_reflection"]),
         text(&["self_reflection_ci"])
     ));
+    // Robustness is a property of a decision: beside INCONCLUSIVE there is nothing for the ambiguous to change.
+    let robustness = match (fmt["decided"].as_bool() == Some(true), a.sensitivity.robust) {
+        (false, _) => String::new(),
+        (true, true) => ": robust".to_string(),
+        (true, false) => ": NOT robust (the ambiguous failures could change the verdict)".to_string(),
+    };
     out.push_str(&format!(
-        "  sensitivity     ambiguous left out {}, all self-reflection {}, none {}: {}\n",
+        "  sensitivity     ambiguous left out {}, all self-reflection {}, none {}{robustness}\n",
         text(&["sensitivity", "excluded", "share"]),
         text(&["sensitivity", "all", "share"]),
         text(&["sensitivity", "none", "share"]),
-        if a.sensitivity.robust {
-            "robust"
-        } else {
-            "NOT robust (the ambiguous failures could change the verdict)"
-        }
     ));
+    let check = &a.self_check;
+    out.push_str(&if check.named == 0 {
+        "  self-check      no fix names a culprit inside the window: the linker's accuracy is not measured here\n"
+            .to_string()
+    } else {
+        format!(
+            "  self-check      blind links of {} fixes naming their culprit: {} right, {} wrong, {} unlinked; \
+             precision {} {}, recall {} {}\n",
+            check.named,
+            check.correct,
+            check.wrong,
+            check.unlinked,
+            text(&["self_check", "precision"]),
+            text(&["self_check", "precision_ci"]),
+            text(&["self_check", "recall"]),
+            text(&["self_check", "recall_ci"]),
+        )
+    });
     if let Some(audit) = &envelope.report.audit {
         audit_lines(&mut out, audit);
     }
@@ -415,7 +458,8 @@ mod tests {
         let csv = failures_csv(&[]).unwrap();
         assert_eq!(
             String::from_utf8(csv).unwrap(),
-            "remedy,failing,failing_ref,kind,link_rule,bucket,rule,time_to_remedy_seconds,failing_surface,floor_flagged,subject\n"
+            "remedy,failing,failing_ref,kind,link_rule,evidence,evidence_lines,bucket,rule,time_to_remedy_seconds,failing_surface,\
+             floor_flagged,subject\n"
         );
     }
 }

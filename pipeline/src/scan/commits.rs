@@ -47,9 +47,10 @@ pub struct FileDiff {
     pub lines_added: u32,
     pub lines_removed: u32,
     pub binary: bool,
-    /// Hashes of the content of every added / removed line (without its line terminator), in diff order, when
-    /// line detail was requested; empty otherwise and for binary files. Used to compare two diffs line by line
-    /// (did a remedy remove or rewrite lines that the failing change added?).
+    /// [`evidence_hash`]es of every added / removed line (without its line terminator), in diff order, when line
+    /// detail was requested; empty otherwise and for binary files. Used to compare two diffs line by line (did a
+    /// remedy remove or rewrite lines that the failing change added?). [`TRIVIAL_LINE`] stands for a line that
+    /// is no evidence (blank, punctuation only, a comment).
     pub added_line_hashes: Vec<u64>,
     pub removed_line_hashes: Vec<u64>,
 }
@@ -108,8 +109,37 @@ pub enum DiffDetail {
     Lines,
 }
 
-/// The stable hash of one line's bytes used in [`FileDiff`]'s line hashes (FNV-1a 64, so the value does not
-/// depend on the Rust version or a random seed).
+/// The [`evidence_hash`] of a line that says nothing about who wrote the code: blank, without a letter or digit
+/// (`}`, `);`, `*/`), or a comment only.
+pub const TRIVIAL_LINE: u64 = 0;
+
+/// The hash a diff's line is compared by: [`line_hash`] of the line without any ASCII whitespace, so that a change
+/// of indentation or spacing alone leaves it equal (as `git blame -w` does), or [`TRIVIAL_LINE`] for a line that is
+/// no evidence: one without an ASCII letter or digit, or one whose first non-blank characters open a comment
+/// (`//`, `/*`, `*/`, `* `, `#` followed by a space or nothing, `-- `, `<!--`).
+pub fn evidence_hash(line: &[u8]) -> u64 {
+    let trimmed = line.trim_ascii();
+    if !trimmed.iter().any(u8::is_ascii_alphanumeric) || is_comment(trimmed) {
+        return TRIVIAL_LINE;
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in trimmed.iter().filter(|b| !b.is_ascii_whitespace()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // FNV-1a of a non-empty line is never 0 in practice; keep TRIVIAL_LINE unambiguous all the same.
+    if hash == TRIVIAL_LINE { 1 } else { hash }
+}
+
+/// Whether a trimmed line is a comment only, in the common syntaxes (C-family, shell/Python/TOML/YAML, SQL/Lua,
+/// HTML/XML). `#include`, `#[derive]` and `#!/bin/sh` are code: `#` counts only before a space or alone.
+fn is_comment(trimmed: &[u8]) -> bool {
+    const OPENERS: [&[u8]; 7] = [b"//", b"/*", b"*/", b"* ", b"# ", b"-- ", b"<!--"];
+    OPENERS.iter().any(|opener| trimmed.starts_with(opener)) || trimmed == b"#" || trimmed == b"*"
+}
+
+/// The stable hash of one line's bytes (FNV-1a 64, so the value does not depend on the Rust version or a random
+/// seed).
 pub fn line_hash(line: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &byte in line {

@@ -243,11 +243,18 @@ pub enum InvalidReason {
     RiskScoreInvalid,
     /// `needs_review` is not a boolean (nor `null`).
     NeedsReviewNotBoolean,
+    /// The line is longer than [`MAX_LINE_BYTES`] (checked before anything else; last here so that the order of
+    /// reports' reason lists stays as it was).
+    LineTooLong,
 }
 
+/// The longest line a corpus row may take: rows are a few hundred bytes; a longer line is a damaged or foreign
+/// file, refused before it is parsed.
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+
 impl InvalidReason {
-    /// Every reason, in the order they are checked.
-    pub const ALL: [InvalidReason; 10] = [
+    /// Every reason, in the order they are checked (but [`Self::LineTooLong`], checked first).
+    pub const ALL: [InvalidReason; 11] = [
         Self::InvalidUtf8,
         Self::InvalidJson,
         Self::NotAnObject,
@@ -258,6 +265,7 @@ impl InvalidReason {
         Self::CorrectNotBoolean,
         Self::RiskScoreInvalid,
         Self::NeedsReviewNotBoolean,
+        Self::LineTooLong,
     ];
 
     /// The stable kebab-case identifier, e.g. `confidence-out-of-range`.
@@ -273,6 +281,7 @@ impl InvalidReason {
             Self::CorrectNotBoolean => "correct-not-boolean",
             Self::RiskScoreInvalid => "risk-score-invalid",
             Self::NeedsReviewNotBoolean => "needs-review-not-boolean",
+            Self::LineTooLong => "line-too-long",
         }
     }
 
@@ -289,6 +298,7 @@ impl InvalidReason {
             Self::CorrectNotBoolean => "correct is not true, false, 0 or 1",
             Self::RiskScoreInvalid => "risk_score is not a number in [0, 1]",
             Self::NeedsReviewNotBoolean => "needs_review is not a boolean",
+            Self::LineTooLong => "the line is longer than 1 MiB",
         }
     }
 
@@ -371,9 +381,9 @@ impl std::ops::Deref for FileBytes {
     }
 }
 
-/// Opens `path` for reading as [`FileBytes`].
+/// Opens `path`, a regular file ([`super::input::open_regular`]: never a FIFO or a device), as [`FileBytes`].
 pub fn read_file(path: &Path) -> std::io::Result<FileBytes> {
-    let file = std::fs::File::open(path)?;
+    let file = super::input::open_regular(path)?;
     let metadata = file.metadata()?;
     if metadata.is_file() && metadata.len() > 0 {
         // SAFETY: the map is read-only and private. Another process truncating the file while it is mapped
@@ -691,7 +701,18 @@ fn parse_chunk(
             meta.blank_lines += 1;
             continue;
         }
-        match parse_line(line) {
+        let parsed = if line.len() > MAX_LINE_BYTES {
+            Err((
+                InvalidReason::LineTooLong,
+                format!(
+                    "the line is {} bytes, over the limit of 1 MiB for a corpus row",
+                    line.len()
+                ),
+            ))
+        } else {
+            parse_line(line)
+        };
+        match parsed {
             Ok(parsed) => {
                 confidence[row] = parsed.confidence;
                 if parsed.confidence.is_nan() {
@@ -1220,6 +1241,40 @@ mod tests {
         std::fs::write(&path, b"").unwrap();
         assert_eq!(&*read_file(&path).unwrap(), b"");
         assert!(read_file(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
+    fn an_over_long_line_is_an_error_at_its_line_or_skipped_and_counted() {
+        let row = r#"{"confidence": 0.5, "correct": true}"#;
+        let long = format!(
+            r#"{{"confidence": 0.5, "correct": true, "pad": "{}"}}"#,
+            "x".repeat(MAX_LINE_BYTES)
+        );
+        let input = format!("{row}\n{long}\n{row}\n");
+        let error = parse_corpus("c.jsonl", input.as_bytes(), InvalidPolicy::Fail).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "c.jsonl:2: the line is {} bytes, over the limit of 1 MiB for a corpus row",
+                long.len()
+            )
+        );
+        let skipped = parse_corpus("c.jsonl", input.as_bytes(), InvalidPolicy::Skip).unwrap();
+        assert_eq!(skipped.stats.rows, 2);
+        assert_eq!(skipped.stats.skipped.get(&InvalidReason::LineTooLong), Some(&1));
+        // A line of exactly the limit is parsed as usual.
+        let padded = format!(
+            r#"{{"confidence": 0.5, "correct": true, "pad": "{}"}}"#,
+            "x".repeat(MAX_LINE_BYTES - 47)
+        );
+        assert_eq!(padded.len(), MAX_LINE_BYTES);
+        assert_eq!(
+            parse_corpus("c.jsonl", padded.as_bytes(), InvalidPolicy::Fail)
+                .unwrap()
+                .stats
+                .rows,
+            1
+        );
     }
 
     #[test]

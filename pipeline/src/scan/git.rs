@@ -63,9 +63,7 @@ use gix::objs::tree::{EntryKind, EntryMode};
 use rayon::prelude::*;
 
 use super::changed_paths::{ChangedPaths, PathKey};
-use super::commits::{
-    CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer, line_hash,
-};
+use super::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId, Trailer};
 
 /// Delta cache budget, shared by the worker threads (each gets a share between 4 and 128 MiB; git's
 /// `core.deltaBaseCacheLimit` is 96 MiB per process). Since the cache holds every base of a delta chain
@@ -249,11 +247,30 @@ pub fn diffs_of_known(
     requests: &[DiffRequest],
     detail: DiffDetail,
 ) -> Result<Vec<CommitDiff>, GitScanError> {
+    let (out, mut unreadable) = diffs_skipping_missing(repo, known, requests, detail)?;
+    match unreadable.pop() {
+        None => Ok(out),
+        Some((_, error)) => Err(error),
+    }
+}
+
+/// Commits whose diff needs a missing object, with the error naming it.
+pub type Unreadable = Vec<(ObjectId, GitScanError)>;
+
+/// [`diffs_of_known`] on a repository that may lack some objects (a partial or damaged clone): a commit whose diff
+/// needs a missing object is left out of the result and returned beside it with the error naming the object,
+/// sorted by commit id. Any other error ends the scan.
+pub fn diffs_skipping_missing(
+    repo: &gix::ThreadSafeRepository,
+    known: &KnownCommits,
+    requests: &[DiffRequest],
+    detail: DiffDetail,
+) -> Result<(Vec<CommitDiff>, Unreadable), GitScanError> {
     let ids: Vec<ObjectId> = requests.iter().map(|request| request.id).collect();
     let shallow_commits = shallow_commits(&repo.to_thread_local())?;
     let changed_paths = ChangedPaths::of_repository(&repo.to_thread_local());
     let differs = PerThread::new(|| TreeDiffer::new(thread_handle(repo), known, &changed_paths));
-    let changes = requests
+    let results: Vec<Result<Vec<PathChange>, GitScanError>> = requests
         .par_iter()
         .map(|request| {
             let shallow = shallow_commits.binary_search(&request.id).is_ok();
@@ -262,57 +279,85 @@ pub fn diffs_of_known(
                 Some(paths) => differ.changes_among(request.id, shallow, paths),
             })
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect();
+    let mut unreadable: Vec<(ObjectId, GitScanError)> = Vec::new();
+    let mut changes: Vec<Option<Vec<PathChange>>> = Vec::with_capacity(results.len());
+    for (id, result) in ids.iter().zip(results) {
+        match result {
+            Ok(files) => changes.push(Some(files)),
+            Err(error @ GitScanError::MissingObject { .. }) => {
+                unreadable.push((*id, error));
+                changes.push(None);
+            }
+            Err(error) => return Err(error),
+        }
+    }
 
-    let mut out: Vec<CommitDiff> = ids
+    let mut out: Vec<Option<CommitDiff>> = ids
         .iter()
         .zip(&changes)
-        .map(|(id, files)| CommitDiff {
-            id: *id,
-            files: files
-                .iter()
-                .map(|change| FileDiff {
-                    path: change.path.clone(),
-                    change: change.change,
-                    lines_added: 0,
-                    lines_removed: 0,
-                    binary: false,
-                    added_line_hashes: Vec::new(),
-                    removed_line_hashes: Vec::new(),
-                })
-                .collect(),
+        .map(|(id, files)| {
+            files.as_ref().map(|files| CommitDiff {
+                id: *id,
+                files: files
+                    .iter()
+                    .map(|change| FileDiff {
+                        path: change.path.clone(),
+                        change: change.change,
+                        lines_added: 0,
+                        lines_removed: 0,
+                        binary: false,
+                        added_line_hashes: Vec::new(),
+                        removed_line_hashes: Vec::new(),
+                    })
+                    .collect(),
+            })
         })
         .collect();
-    if detail == DiffDetail::Paths {
-        return Ok(out);
+    if detail == DiffDetail::Lines {
+        // The tree differs' caches are no use for blobs: free them before the blob differs fill theirs.
+        drop(differs);
+        let work: Vec<(usize, usize)> = changes
+            .iter()
+            .enumerate()
+            .filter_map(|(commit, files)| files.as_ref().map(|files| (commit, files)))
+            .flat_map(|(commit, files)| {
+                let scope = requests[commit].line_paths.as_ref();
+                (0..files.len())
+                    .filter(move |&file| scope.is_none_or(|paths| paths.contains(&files[file].path)))
+                    .map(move |file| (commit, file))
+            })
+            .collect();
+        let differs = PerThread::new(|| BlobDiffer::new(thread_handle(repo)));
+        let details: Vec<Result<LineDetail, GitScanError>> = work
+            .par_iter()
+            .map(|&(commit, file)| {
+                let files = changes[commit].as_ref().expect("only read commits have work");
+                differs.with(|differ| differ.lines(ids[commit], &files[file]))
+            })
+            .collect();
+        for (&(commit, file), lines) in work.iter().zip(details) {
+            let lines = match lines {
+                Ok(lines) => lines,
+                Err(error @ GitScanError::MissingObject { .. }) => {
+                    if out[commit].take().is_some() {
+                        unreadable.push((ids[commit], error));
+                    }
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            let Some(diff) = out[commit].as_mut() else { continue };
+            let entry = &mut diff.files[file];
+            entry.lines_added = lines.added;
+            entry.lines_removed = lines.removed;
+            entry.binary = lines.binary;
+            entry.added_line_hashes = lines.added_hashes;
+            entry.removed_line_hashes = lines.removed_hashes;
+        }
     }
-
-    // The tree differs' caches are no use for blobs: free them before the blob differs fill theirs.
-    drop(differs);
-    let work: Vec<(usize, usize)> = changes
-        .iter()
-        .enumerate()
-        .flat_map(|(commit, files)| {
-            let scope = requests[commit].line_paths.as_ref();
-            (0..files.len())
-                .filter(move |&file| scope.is_none_or(|paths| paths.contains(&files[file].path)))
-                .map(move |file| (commit, file))
-        })
-        .collect();
-    let differs = PerThread::new(|| BlobDiffer::new(thread_handle(repo)));
-    let details = work
-        .par_iter()
-        .map(|&(commit, file)| differs.with(|differ| differ.lines(ids[commit], &changes[commit][file])))
-        .collect::<Result<Vec<_>, _>>()?;
-    for (&(commit, file), lines) in work.iter().zip(details) {
-        let entry = &mut out[commit].files[file];
-        entry.lines_added = lines.added;
-        entry.lines_removed = lines.removed;
-        entry.binary = lines.binary;
-        entry.added_line_hashes = lines.added_hashes;
-        entry.removed_line_hashes = lines.removed_hashes;
-    }
-    Ok(out)
+    unreadable.sort_by_key(|(id, _)| *id);
+    Ok((out.into_iter().flatten().collect(), unreadable))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -519,9 +564,17 @@ fn resolve_commit(repo: &gix::Repository, objects: &Objects<'_>, rev: &str) -> R
         rev: rev.to_owned(),
         message,
     };
+    // gix's messages name its parser's internals (`delegate.traverse(NthAncestor(1000))`): say it in our words.
     let mut id = repo
         .rev_parse_single(rev.as_bytes().as_bstr())
-        .map_err(|err| rev_error(err.to_string()))?
+        .map_err(|err| {
+            let text = err.to_string();
+            rev_error(if text.contains("Ancestor") || text.contains("traverse") {
+                "asks for an ancestor the history does not have (it is shorter than that)".to_owned()
+            } else {
+                "names no branch, tag or commit of this repository, or what it names is missing from it".to_owned()
+            })
+        })?
         .detach();
     let mut buf = Vec::new();
     for _ in 0..MAX_TAG_CHAIN {
@@ -1631,9 +1684,9 @@ struct BlobDiffer {
     new: Vec<u8>,
 }
 
-/// A line's hash, without its `\n`.
+/// A line's evidence hash ([`crate::scan::commits::evidence_hash`]), without its `\n`.
 fn hash_line(line: &[u8]) -> u64 {
-    line_hash(line.strip_suffix(b"\n").unwrap_or(line))
+    crate::scan::commits::evidence_hash(line.strip_suffix(b"\n").unwrap_or(line))
 }
 
 fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {

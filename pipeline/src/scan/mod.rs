@@ -5,5 +5,6 @@ pub mod changed_paths;
 pub mod commits;
 pub mod corpus;
 pub mod git;
+pub mod input;
 pub mod reflections;
 pub mod task_history;

@@ -3,6 +3,10 @@
 //! schema exactly (a document that fails the schema fails to deserialise). Invalid and unreadable files are
 //! skipped and listed with their reason, never silently: the reason is the schema validator's message when the
 //! file is JSON, else the JSON parser's line and column.
+//!
+//! Only regular files are read ([`super::input`]: a FIFO or device named like a sidecar is listed as invalid, never
+//! waited on), each at most [`SIDECAR_CAP`] bytes, and a symlink is followed only to a file in the same directory:
+//! a sidecar directory is often a checked-out `.mosaic/reflections/`, whose links must not reach elsewhere.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +14,9 @@ use rayon::prelude::*;
 
 /// The file-name suffix of a sidecar (the hook's `SIDECAR_SUFFIX`).
 pub const SUFFIX: &str = capture::hook::store::SIDECAR_SUFFIX;
+
+/// The most a sidecar may hold (the hook writes a few kilobytes).
+pub const SIDECAR_CAP: u64 = 4 * 1024 * 1024;
 
 /// The sidecars of a directory, sorted by file name.
 #[derive(Debug, Clone, Default)]
@@ -42,11 +49,13 @@ pub fn read_dir(dir: &Path) -> Result<Sidecars, ReflectionsError> {
         }
     }
     names.sort();
+    // Canonical, so a symlink's target can be compared with it; unreadable, no link is followed.
+    let canonical_dir = std::fs::canonicalize(dir).ok();
     let parsed: Vec<(String, Result<capture::Reflection, String>)> = names
         .into_par_iter()
         .map(|(name, path)| {
-            let result = std::fs::read(&path)
-                .map_err(|e| format!("cannot read: {e}"))
+            let result = contained(&path, canonical_dir.as_deref())
+                .and_then(|()| super::input::read_capped(&path, SIDECAR_CAP).map_err(|e| format!("cannot read: {e}")))
                 .and_then(|bytes| parse(&bytes));
             (name, result)
         })
@@ -59,6 +68,21 @@ pub fn read_dir(dir: &Path) -> Result<Sidecars, ReflectionsError> {
         }
     }
     Ok(sidecars)
+}
+
+/// `Ok` unless `path` is a symlink whose target is not a file directly in `dir` (or cannot be resolved).
+fn contained(path: &Path, dir: Option<&Path>) -> Result<(), String> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink());
+    if !is_link {
+        return Ok(());
+    }
+    let target =
+        std::fs::canonicalize(path).map_err(|e| format!("cannot read: a symlink that cannot be resolved: {e}"))?;
+    if dir.is_some_and(|dir| target.parent() == Some(dir)) {
+        Ok(())
+    } else {
+        Err("a symlink to a file outside the sidecar directory; not followed".to_string())
+    }
 }
 
 /// One sidecar's bytes, or why they are not a `reflection.v1` document.
@@ -123,5 +147,51 @@ mod tests {
             "{}: cannot read the sidecar directory: ",
             dir.path().join("nope").display()
         )));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_devices_and_links_out_of_the_directory_are_not_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), VALID).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.json"), VALID).unwrap();
+        let link = |target: &Path, name: &str| std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+        link(&dir.path().join("a.json"), "inside.reflection.json");
+        link(&outside.path().join("secret"), "outside.reflection.json");
+        link(Path::new("/dev/zero"), "zero.reflection.json");
+        link(&dir.path().join("gone"), "dangling.reflection.json");
+        let fifo = dir.path().join("x.reflection.json");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // Returns at once: the FIFO has no writer and is not waited on.
+        let read = read_dir(dir.path()).unwrap();
+        let valid: Vec<&str> = read.valid.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(valid, ["inside.reflection.json"]);
+        let invalid: Vec<(&str, &str)> = read.invalid.iter().map(|(n, r)| (n.as_str(), r.as_str())).collect();
+        assert_eq!(invalid.len(), 4);
+        assert!(invalid[0].0 == "dangling.reflection.json" && invalid[0].1.starts_with("cannot read: a symlink that"));
+        assert_eq!(
+            invalid[1..],
+            [
+                (
+                    "outside.reflection.json",
+                    "a symlink to a file outside the sidecar directory; not followed"
+                ),
+                (
+                    "x.reflection.json",
+                    "cannot read: not a regular file (a FIFO); phase0 reads only regular files"
+                ),
+                (
+                    "zero.reflection.json",
+                    "a symlink to a file outside the sidecar directory; not followed"
+                ),
+            ]
+        );
     }
 }

@@ -1,15 +1,12 @@
 //! Gate classification of one failure (the rules and their order are documented on the parent module).
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use capture::risk::classify_path;
-
 use super::{
-    ClassRule, Diffs, Failure, FailureKind, History, P2Spec, Pending, SUBJECT_MAX_CHARS, evaluate_risk_floor, short,
-    text,
+    ClassRule, Diffs, Evidence, Failure, FailureKind, History, P2Spec, Pending, SUBJECT_MAX_CHARS, evaluate_risk_floor,
+    short, text,
 };
-use crate::scan::commits::{CommitDiff, FileDiff, line_hash};
+use crate::scan::commits::{CommitDiff, FileChange, FileDiff, TRIVIAL_LINE};
 
 /// The failure row of `pending`, classified with the diffs in `got` (by position in `history`).
 pub(super) fn failure(pending: &Pending, history: &History<'_>, got: &Diffs, spec: &P2Spec) -> Failure {
@@ -30,6 +27,8 @@ pub(super) fn failure(pending: &Pending, history: &History<'_>, got: &Diffs, spe
         failing_ref: pending.failing_ref.clone(),
         kind: pending.kind,
         link_rule: pending.link,
+        evidence: pending.evidence,
+        evidence_lines: pending.evidence_lines,
         bucket: rule.bucket(),
         rule,
         time_to_remedy_seconds: pending
@@ -49,6 +48,15 @@ fn classify(
     spec: &P2Spec,
 ) -> ClassRule {
     let matchers = &history.matchers;
+    // A fix without a failing change, or linked on file evidence only, is never bucketed: it can never be
+    // self-reflection, so bucketing it by message or paths would pull the share down.
+    if pending.kind == FailureKind::FixAfterChange {
+        match pending.evidence {
+            Evidence::None => return ClassRule::AmbiguousUnattributedFix,
+            Evidence::Files => return ClassRule::AmbiguousWeakLink,
+            _ => {}
+        }
+    }
     let files: &[FileDiff] = remedy.map_or(&[], |diff| diff.files.as_slice());
     let revert = pending.kind == FailureKind::Revert;
     let message = remedy_message(pending, history, spec);
@@ -85,6 +93,7 @@ fn classify(
         Some(Placement::OtherFiles) => ClassRule::SelfOtherFiles,
         Some(Placement::OtherLines) => ClassRule::SelfOtherLines,
         Some(Placement::AdditionsOnly) => ClassRule::AmbiguousAdditionsOnly,
+        Some(Placement::WithinNewFile) => ClassRule::AmbiguousNewFile,
         Some(Placement::Within) => ClassRule::ReviewLines,
     }
 }
@@ -96,16 +105,15 @@ fn remedy_message(pending: &Pending, history: &History<'_>, spec: &P2Spec) -> Ve
         let tokens: Vec<&str> = row.trailers.iter().map(|trailer| trailer.token.as_str()).collect();
         text::revert_reason_words(&row.body, &tokens, &spec.revert)
     } else {
-        text::words(&row.subject).into_iter().map(Cow::into_owned).collect()
+        text::message_words(&row.subject)
     }
 }
 
 /// The CI rules, which come first and read only the remedy's paths and message.
 fn ci_rule(files: &[FileDiff], message: &[String], history: &History<'_>, spec: &P2Spec) -> Option<ClassRule> {
+    let _ = spec;
     let matchers = &history.matchers;
-    let is_ci_path =
-        |path: &str| spec.classify.ci_surfaces.contains(&classify_path(path)) || matchers.ci_paths.matches(path);
-    if !files.is_empty() && files.iter().all(|file| is_ci_path(&file.path)) {
+    if !files.is_empty() && files.iter().all(|file| matchers.ci_paths.matches(&file.path)) {
         return Some(ClassRule::CiPaths);
     }
     matchers.ci_keywords.any_in(message).then_some(ClassRule::CiMessage)
@@ -138,8 +146,11 @@ pub(super) fn needs_line_hashes(
 /// Where a remedy's changes lie relative to its failing change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Placement {
-    /// Only in the failing change's files, removing at least one non-blank line, every one added by it.
+    /// Only in the failing change's files, removing at least one non-blank line, every one added by it, in files it
+    /// modified.
     Within,
+    /// As `Within`, but in a file the failing change created.
+    WithinNewFile,
     /// In a file the failing change did not touch.
     OtherFiles,
     /// Only in its files, but removing a non-blank line it did not add.
@@ -159,24 +170,25 @@ fn compare_lines(remedy: &[FileDiff], failing: &CommitDiff) -> Placement {
     {
         return Placement::OtherFiles;
     }
-    let blank = line_hash(b"");
     let mut removed_any = false;
+    let mut in_new_file = false;
     for file in remedy {
         let Some(original) = failing_files.get(file.path.as_str()) else {
             return Placement::OtherFiles;
         };
         let added: BTreeSet<u64> = original.added_line_hashes.iter().copied().collect();
-        for hash in file.removed_line_hashes.iter().filter(|&&hash| hash != blank) {
+        for hash in file.removed_line_hashes.iter().filter(|&&hash| hash != TRIVIAL_LINE) {
             if !added.contains(hash) {
                 return Placement::OtherLines;
             }
             removed_any = true;
+            in_new_file |= original.change == FileChange::Added;
         }
     }
-    if removed_any {
-        Placement::Within
-    } else {
-        Placement::AdditionsOnly
+    match (removed_any, in_new_file) {
+        (true, false) => Placement::Within,
+        (true, true) => Placement::WithinNewFile,
+        (false, _) => Placement::AdditionsOnly,
     }
 }
 

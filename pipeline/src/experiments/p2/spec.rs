@@ -1,7 +1,6 @@
 //! The P2 pre-registration's types (`experiments/p2.toml`), re-exported by [`crate::prereg`], which loads and
 //! validates them. Every pattern, keyword and window the experiment uses lives here, none in code.
 
-use capture::Surface;
 use serde::Deserialize;
 
 /// The P2 gate-bucket pre-registration (`experiments/p2.toml`).
@@ -9,6 +8,8 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct P2Spec {
     pub experiment: String,
+    /// The instrument's version (2: line-evidence linkage; see the note at the end of `experiments/p2.toml`).
+    pub version: u32,
     pub title: String,
     pub hypothesis: String,
     /// Level of every interval (two-sided `1 - alpha`).
@@ -18,7 +19,9 @@ pub struct P2Spec {
     pub kill: P2Kill,
     pub revert: P2Revert,
     pub fixes_trailer: P2FixesTrailer,
+    pub citation: P2Citation,
     pub fix_after_change: P2FixAfterChange,
+    pub link: P2Link,
     pub classify: P2Classify,
     pub sample: P2Sample,
     /// `[audit]`: the audit sheet's sample and the corrected share's bootstrap (defaults when absent).
@@ -61,29 +64,49 @@ pub struct P2FixesTrailer {
     pub tokens: Vec<String>,
 }
 
+/// Detection rule 2b: a fix whose body cites the commit that introduced the defect.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2Citation {
+    /// Phrases after which a SHA names the culprit (`introduced in 1234abc`), besides git's `<sha> (<subject>, …)`.
+    pub culprit_phrases: Vec<String>,
+}
+
+/// How a fix that names no SHA is linked to the change that introduced its defect (line evidence).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2Link {
+    /// A commit touching more than this many (not ignored) files is a mass change, never a failing change.
+    pub mass_change_files: usize,
+    /// Conventional-commit types of mass changes (`release`, `style`).
+    pub mass_change_types: Vec<String>,
+    /// Prose keywords of mass-change subjects (formatting, renames, vendoring, releases).
+    pub mass_change_keywords: Vec<String>,
+}
+
 /// Detection rule 3: a fix that names no SHA, linked to the change it follows.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct P2FixAfterChange {
     /// Conventional-commit types of a fix (`fix: …`, `fix(scope)!: …`).
     pub types: Vec<String>,
-    /// Whole words (or word sequences) in the subject that make a commit a fix (case-insensitive).
+    /// Words that make a commit a fix when they lead its subject (case-insensitive).
     pub keywords: Vec<String>,
     /// The failing change is at most this many days (committer time) older than the fix.
     pub window_days: u32,
     /// At most this many of the most recent earlier changes in the window are considered per fix.
     pub max_candidates: usize,
-    /// Paths that never link a fix to a change (they are touched by nearly every commit).
+    /// Path patterns that are never evidence of who introduced a defect (data, task, lock, generated files).
     pub ignore_paths: Vec<String>,
+    /// Dependency manifests: a fix touching only these (and ignored files) is a version bump, never linked.
+    pub dependency_manifests: Vec<String>,
 }
 
 /// Gate classification.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct P2Classify {
-    /// Risk-floor surfaces (`capture::risk::classify_path`) whose paths only CI exercises.
-    pub ci_surfaces: Vec<Surface>,
-    /// CI configuration paths, matched at a path-component boundary, case-insensitively.
+    /// Test, CI-configuration and build-script path patterns (directory fragments and file-name globs).
     pub ci_paths: Vec<String>,
     /// Words (or word sequences) of a message saying it fixes the build, tests, CI, lint, types, formatting, …
     pub ci_keywords: Vec<String>,

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 
 use super::*;
 use crate::prereg::{Prereg, sha256_hex};
-use crate::scan::commits::{DiffRequest, FileChange, FileDiff, Trailer, line_hash};
+use crate::scan::commits::{DiffRequest, FileChange, FileDiff, Trailer, evidence_hash};
 
 const DAY: i64 = 86_400;
 const T0: i64 = 1_700_000_000;
@@ -31,8 +31,8 @@ fn file(path: &str, added: &[&str], removed: &[&str]) -> FileDiff {
         lines_added: added.len() as u32,
         lines_removed: removed.len() as u32,
         binary: false,
-        added_line_hashes: added.iter().map(|line| line_hash(line.as_bytes())).collect(),
-        removed_line_hashes: removed.iter().map(|line| line_hash(line.as_bytes())).collect(),
+        added_line_hashes: added.iter().map(|line| evidence_hash(line.as_bytes())).collect(),
+        removed_line_hashes: removed.iter().map(|line| evidence_hash(line.as_bytes())).collect(),
     }
 }
 
@@ -451,22 +451,27 @@ fn fixes_trailers_outside_the_history_or_ambiguous_are_reported() {
 }
 
 #[test]
-fn fix_after_change_inside_the_window_links_the_most_recent_change_sharing_a_path() {
+fn a_fix_links_to_the_change_that_last_added_the_lines_it_removes() {
     let fixture = Fixture::new(vec![
         c(1, 0.0, "add a", add_a()),
         c(2, 1.0, "add b", vec![file("src/b.rs", &["b"], &[])]),
-        // A fix is never a candidate change, but is itself a remedy of the same change.
+        // Rewrites a line change 1 added: linked on line evidence, and only that change's lines: human review.
         c(
             3,
             2.0,
             "Fix typo in a",
             vec![file("src/a.rs", &["    let y = 1;"], &["    let x = 1;"])],
         ),
+        // Only adds lines: no line evidence, so the weak fallback (the most recent change touching its file, here
+        // the fix before it: fixes are candidates too) and never a bucket.
         c(
             4,
             3.0,
             "fix: handle empty input",
-            vec![file("src/a.rs", &["if"], &[]), file("src/c.rs", &["c"], &[])],
+            vec![
+                file("src/a.rs", &["if x.is_empty() { return; }"], &[]),
+                file("src/c.rs", &["c"], &[]),
+            ],
         ),
     ]);
     let analysis = fixture.run();
@@ -475,21 +480,31 @@ fn fix_after_change_inside_the_window_links_the_most_recent_change_sharing_a_pat
         [
             row(
                 4,
-                Some(1),
+                Some(3),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
-                ClassRule::SelfOtherFiles
+                "fix-after-change.files",
+                ClassRule::AmbiguousWeakLink
             ),
             row(
                 3,
                 Some(1),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::ReviewLines
             ),
         ]
     );
-    assert_eq!((analysis.history.fix_commits, analysis.history.fixes_linked), (2, 2));
+    assert_eq!(analysis.failures[1].evidence, Evidence::Lines);
+    assert_eq!(analysis.failures[1].evidence_lines, Some(1));
+    assert_eq!(analysis.failures[0].evidence, Evidence::Files);
+    assert_eq!(
+        (
+            analysis.history.fix_commits,
+            analysis.history.fixes_linked,
+            analysis.history.fixes_linked_on_files
+        ),
+        (2, 1, 1)
+    );
 }
 
 #[test]
@@ -500,7 +515,7 @@ fn fix_after_change_outside_the_window_is_unattributed() {
             2,
             7.5,
             "fix: handle empty input",
-            vec![file("src/a.rs", &["if"], &["}"])],
+            vec![file("src/a.rs", &["    let x = 2;"], &["    let x = 1;"])],
         ),
     ]);
     let analysis = fixture.run();
@@ -517,14 +532,14 @@ fn fix_after_change_outside_the_window_is_unattributed() {
     assert_eq!(analysis.failures[0].time_to_remedy_seconds, None);
     assert_eq!(analysis.history.unattributed_fixes, 1);
 
-    // Just inside the 7-day window it links.
+    // Just inside the 7-day window it links; a removed line older than the window (`old`) makes it other lines.
     let fixture = Fixture::new(vec![
         c(1, 0.0, "add a", add_a()),
         c(
             2,
             7.0,
             "fix: handle empty input",
-            vec![file("src/a.rs", &["if"], &["old"])],
+            vec![file("src/a.rs", &["    let x = 2;"], &["    let x = 1;", "old"])],
         ),
     ]);
     assert_eq!(
@@ -533,7 +548,7 @@ fn fix_after_change_outside_the_window_is_unattributed() {
             2,
             Some(1),
             FailureKind::FixAfterChange,
-            "fix-after-change.shared-path",
+            "fix-after-change.lines",
             ClassRule::SelfOtherLines
         )]
     );
@@ -628,24 +643,27 @@ fn remedy_that_only_adds_lines_in_the_same_files_is_ambiguous() {
 #[test]
 fn ci_remedy_by_paths() {
     let value = hex(1);
-    let fixture = Fixture::new(vec![
-        c(1, 0.0, "add a", add_a()),
-        Spec {
-            trailers: &[("Fixes", value.as_str())],
-            ..c(
-                2,
-                1.0,
-                "make it pass",
-                vec![
-                    file("tests/a.rs", &["assert!(a())"], &["assert!(!a())"]),
-                    file(".github/workflows/ci.yml", &["x"], &[]),
-                    file("Cargo.toml", &["x"], &[]),
-                ],
-            )
-        },
-    ]);
+    let remedy = |build: &str| {
+        Fixture::new(vec![
+            c(1, 0.0, "add a", add_a()),
+            Spec {
+                trailers: &[("Fixes", value.as_str())],
+                ..c(
+                    2,
+                    1.0,
+                    "make it pass",
+                    vec![
+                        file("tests/a.rs", &["assert!(a())"], &["assert!(!a())"]),
+                        file(".github/workflows/ci.yml", &["x"], &[]),
+                        file(build, &["x"], &[]),
+                    ],
+                )
+            },
+        ])
+    };
+    let bucketed = |build: &str| rows(&remedy(build).run())[0].5;
     assert_eq!(
-        rows(&fixture.run()),
+        rows(&remedy("Makefile").run()),
         [row(
             2,
             Some(1),
@@ -654,35 +672,44 @@ fn ci_remedy_by_paths() {
             ClassRule::CiPaths
         )]
     );
+    // A dependency manifest is not a build script: a version bump there changes what ships (version 2).
+    assert_eq!(bucketed("Cargo.toml"), "self-reflection.other-files");
+    // Version 1 took every path the risk floor called "build" or "test": vite's whole package was one.
+    assert_eq!(
+        bucketed("packages/vite/src/node/server/hmr.ts"),
+        "self-reflection.other-files"
+    );
 }
 
 #[test]
 fn ci_remedy_by_message() {
     let fixture = Fixture::new(vec![
         c(1, 0.0, "add a", add_a()),
+        // The scope `ci` is not prose; `flaky` is.
         c(
             2,
             1.0,
             "fix(ci): flaky timeout in a",
-            vec![file("src/a.rs", &["x"], &["q"])],
+            vec![file("src/a.rs", &["    let x = 2;"], &["    let x = 1;"])],
         ),
+        // A fix chain: this fix rewrites the line the previous fix added, and links to it.
         c(
             3,
             2.0,
             "fix: compilation on windows",
-            vec![file("src/a.rs", &["y"], &["x"])],
+            vec![file("src/a.rs", &["    let x = 3;"], &["    let x = 2;"])],
         ),
     ]);
-    let linked = |n| {
+    let linked = |n, to| {
         row(
             n,
-            Some(1),
+            Some(to),
             FailureKind::FixAfterChange,
-            "fix-after-change.shared-path",
+            "fix-after-change.lines",
             ClassRule::CiMessage,
         )
     };
-    assert_eq!(rows(&fixture.run()), [linked(3), linked(2)]);
+    assert_eq!(rows(&fixture.run()), [linked(3, 2), linked(2, 1)]);
 }
 
 #[test]
@@ -813,6 +840,8 @@ fn synthetic(bucket: Bucket, n: usize) -> impl Iterator<Item = Failure> {
         failing_ref: None,
         kind: FailureKind::FixesTrailer,
         link_rule: LinkRule::FixesSha,
+        evidence: Evidence::Sha,
+        evidence_lines: None,
         bucket,
         rule,
         time_to_remedy_seconds: Some(i as i64),
@@ -832,7 +861,12 @@ fn failures(ci: usize, review: usize, own: usize, ambiguous: usize) -> Vec<Failu
 
 #[test]
 fn sensitivity_is_robust_when_the_extremes_agree() {
-    let analysis = aggregate(failures(100, 60, 40, 10), HistorySummary::default(), &spec());
+    let analysis = aggregate(
+        failures(100, 60, 40, 10),
+        HistorySummary::default(),
+        SelfCheck::default(),
+        &spec(),
+    );
     let s = &analysis.sensitivity;
     assert_eq!(
         [&s.excluded, &s.all_self_reflection, &s.none_self_reflection].map(|x| (x.self_reflection, x.n, x.verdict)),
@@ -850,7 +884,12 @@ fn sensitivity_is_robust_when_the_extremes_agree() {
 
 #[test]
 fn sensitivity_is_not_robust_when_the_ambiguous_could_flip_it() {
-    let analysis = aggregate(failures(100, 0, 0, 30), HistorySummary::default(), &spec());
+    let analysis = aggregate(
+        failures(100, 0, 0, 30),
+        HistorySummary::default(),
+        SelfCheck::default(),
+        &spec(),
+    );
     let s = &analysis.sensitivity;
     assert_eq!(
         [&s.excluded, &s.all_self_reflection, &s.none_self_reflection].map(|x| (x.self_reflection, x.n, x.verdict)),
@@ -866,7 +905,12 @@ fn sensitivity_is_not_robust_when_the_ambiguous_could_flip_it() {
 
 #[test]
 fn time_to_remedy_quantiles_are_nearest_rank() {
-    let analysis = aggregate(failures(10, 0, 0, 0), HistorySummary::default(), &spec());
+    let analysis = aggregate(
+        failures(10, 0, 0, 0),
+        HistorySummary::default(),
+        SelfCheck::default(),
+        &spec(),
+    );
     // 0..=9 seconds: median = sorted[ceil(5) - 1] = 4, p90 = sorted[ceil(9) - 1] = 8.
     assert_eq!(
         analysis.time_to_remedy,
@@ -908,8 +952,10 @@ fn mixed() -> Fixture {
 /// Line hashes are fetched only for the pairs whose paths do not decide the rule: a remedy that changes another
 /// file is "other files", one that only touches CI paths or says so is CI, whatever the lines. The rules come out
 /// the same as with every line known.
+/// Candidates' line detail is asked for only at the files of the fixes whose window holds them, and only for the
+/// candidates that touched one: a fix's own lines come whole.
 #[test]
-fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
+fn candidates_lines_only_at_their_fixes_files() {
     let fixture = Fixture::new(vec![
         c(1, 0.0, "add a", add_a()),
         c(2, 0.1, "add c", vec![file("src/c.rs", &["c"], &[])]),
@@ -943,18 +989,24 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
         .filter(|(_, detail)| *detail == DiffDetail::Lines)
         .map(|(requests, _)| requests)
         .collect();
-    // The remedy's lines in all its files; the failing change's only in the remedy's files.
-    assert_eq!(
-        lines,
-        [&vec![
-            DiffRequest::whole(oid(7)),
-            DiffRequest {
-                id: oid(3),
-                line_paths: Some(["src/d.rs".to_string()].into()),
-                only_paths: None,
-            },
-        ]]
+    assert_eq!(lines.len(), 2, "the fixes' lines, then the candidates'");
+    let fixes: Vec<ObjectId> = lines[0].iter().map(|request| request.id).collect();
+    assert_eq!(fixes, [8, 7, 6, 5].map(oid));
+    assert!(
+        lines[0]
+            .iter()
+            .all(|request| request.only_paths.is_none() && request.line_paths.is_some())
     );
+    for request in lines[1] {
+        assert!(
+            request.only_paths.is_some() && request.line_paths.as_ref() == request.only_paths.as_deref(),
+            "{request:?}"
+        );
+    }
+    let restricted: BTreeSet<ObjectId> = lines[1].iter().map(|request| request.id).collect();
+    assert_eq!(restricted, [1, 2, 3, 4].map(oid).into());
+    let lines_of_3 = lines[1].iter().find(|r| r.id == oid(3)).unwrap();
+    assert!(!lines_of_3.line_paths.as_ref().unwrap().contains("src/d_more.rs"));
     assert_eq!(
         rows(&analysis),
         [
@@ -962,28 +1014,28 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
                 8,
                 Some(4),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::CiPaths
             ),
             row(
                 7,
                 Some(3),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::ReviewLines
             ),
             row(
                 6,
                 Some(2),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::CiMessage
             ),
             row(
                 5,
                 Some(1),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::SelfOtherFiles
             ),
         ]
@@ -991,32 +1043,72 @@ fn line_diffs_only_for_pairs_their_paths_do_not_decide() {
 }
 
 #[test]
-fn diffs_are_requested_in_four_batches_candidates_only_at_their_fixes_paths() {
+fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_paths() {
     let fixture = mixed();
     let (analysis, calls) = fixture.run_scoped(&fixture.sorted(), &spec());
     let paths = |list: &[&str]| list.iter().map(|path| path.to_string()).collect::<BTreeSet<String>>();
+    let ids = |n: &[u32]| n.iter().map(|&n| DiffRequest::whole(oid(n))).collect::<Vec<_>>();
+    let restricted = |n: u32, list: &[&str], lines: bool| DiffRequest {
+        id: oid(n),
+        line_paths: lines.then(|| paths(list)),
+        only_paths: Some(std::sync::Arc::new(paths(list))),
+    };
     assert_eq!(
         calls,
         [
-            // Fixes, the revert and its reverted change; newest first.
-            (
-                [6, 5, 3, 2].map(|n| DiffRequest::whole(oid(n))).to_vec(),
-                DiffDetail::Paths
-            ),
-            // Candidate 1 lies in the windows of both fixes: their paths (2 is known whole already).
-            (
-                vec![DiffRequest::among(oid(1), paths(&["src/a.rs", "src/new.rs"]))],
-                DiffDetail::Paths
-            ),
-            // The candidate linked to fix 5, whole.
-            (vec![DiffRequest::whole(oid(1))], DiffDetail::Paths),
-            // The Fixes remedy, the linked fix, and their failing change.
+            // The fixes, the Fixes remedy inside its window (for the self-check), the revert and its reverted
+            // change: paths.
+            (ids(&[6, 5, 4, 3, 2]), DiffDetail::Paths),
+            // The linkable remedies' lines, in their files that can be evidence.
             (
                 vec![
-                    DiffRequest::whole(oid(5)),
-                    DiffRequest::whole(oid(4)),
-                    DiffRequest::whole(oid(1))
+                    DiffRequest {
+                        id: oid(6),
+                        line_paths: Some(paths(&["src/new.rs"])),
+                        only_paths: None
+                    },
+                    DiffRequest {
+                        id: oid(5),
+                        line_paths: Some(paths(&["src/a.rs"])),
+                        only_paths: None
+                    },
+                    DiffRequest {
+                        id: oid(4),
+                        line_paths: Some(paths(&["src/a.rs"])),
+                        only_paths: None
+                    },
                 ],
+                DiffDetail::Lines
+            ),
+            // Every candidate of a window, at the paths of the remedies whose window holds it.
+            (
+                vec![
+                    // Only fix 6's window holds fix 5.
+                    restricted(5, &["src/new.rs"], false),
+                    restricted(4, &["src/a.rs", "src/new.rs"], false),
+                    restricted(3, &["src/a.rs", "src/new.rs"], false),
+                    restricted(2, &["src/a.rs", "src/new.rs"], false),
+                    restricted(1, &["src/a.rs", "src/new.rs"], false),
+                ],
+                DiffDetail::Paths
+            ),
+            // The candidates that touched one of those paths: their lines there.
+            (
+                vec![
+                    restricted(4, &["src/a.rs", "src/new.rs"], true),
+                    restricted(1, &["src/a.rs", "src/new.rs"], true),
+                ],
+                DiffDetail::Lines
+            ),
+            // The change that won lines, whole (for its file count and classification).
+            (ids(&[1]), DiffDetail::Paths),
+            // The Fixes failure's failing change, at the remedy's files, for the line rule.
+            (
+                vec![DiffRequest {
+                    id: oid(1),
+                    line_paths: Some(paths(&["src/a.rs"])),
+                    only_paths: None
+                }],
                 DiffDetail::Lines
             ),
         ]
@@ -1028,7 +1120,17 @@ fn diffs_are_requested_in_four_batches_candidates_only_at_their_fixes_paths() {
             analysis.history.diffs_requested,
             analysis.history.diffs_missing
         ),
-        (4, 9, 0)
+        (6, 17, 0)
+    );
+    // The Fixes remedy names change 1, inside its window: the blind linker finds no evidence for it (its removed
+    // line is older than the window), so the self-check counts it unlinked.
+    assert_eq!(
+        (
+            analysis.self_check.named,
+            analysis.self_check.correct,
+            analysis.self_check.unlinked
+        ),
+        (1, 0, 1)
     );
     assert_eq!(
         rows(&analysis),
@@ -1044,7 +1146,7 @@ fn diffs_are_requested_in_four_batches_candidates_only_at_their_fixes_paths() {
                 5,
                 Some(1),
                 FailureKind::FixAfterChange,
-                "fix-after-change.shared-path",
+                "fix-after-change.lines",
                 ClassRule::ReviewLines
             ),
             row(
@@ -1103,7 +1205,7 @@ fn samples_take_the_first_by_the_seeded_hash() {
     let mut spec = spec();
     spec.sample.per_bucket = 3;
     let all = failures(10, 0, 2, 0);
-    let analysis = aggregate(all.clone(), HistorySummary::default(), &spec);
+    let analysis = aggregate(all.clone(), HistorySummary::default(), SelfCheck::default(), &spec);
     let mut expected: Vec<(String, String)> = all[..10]
         .iter()
         .map(|f| {
@@ -1127,7 +1229,7 @@ fn samples_take_the_first_by_the_seeded_hash() {
     assert_eq!(analysis.samples.len(), 4);
     // Another seed, another (still deterministic) sample.
     spec.sample.seed += 1;
-    let other = aggregate(all, HistorySummary::default(), &spec);
+    let other = aggregate(all, HistorySummary::default(), SelfCheck::default(), &spec);
     assert_ne!(other.samples[&Bucket::Ci], analysis.samples[&Bucket::Ci]);
 }
 
@@ -1214,7 +1316,7 @@ fn missing_diffs_are_counted_and_errors_returned() {
 
 #[test]
 fn rule_ids_are_unique_and_documented() {
-    let analysis = aggregate(Vec::new(), HistorySummary::default(), &spec());
+    let analysis = aggregate(Vec::new(), HistorySummary::default(), SelfCheck::default(), &spec());
     assert_eq!(analysis.rules.len(), LinkRule::ALL.len() + ClassRule::ALL.len());
     assert_eq!(serde_json::to_value(Bucket::HumanReview).unwrap(), "human-review");
     assert_eq!(

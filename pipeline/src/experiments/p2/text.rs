@@ -8,6 +8,14 @@
 //! - **Paths**: a path fragment (`.github/workflows/`, `Cargo.lock`) matches a path that starts with it or
 //!   contains it right after a `/`, ASCII case-insensitively, after `\` → `/`.
 //! - **SHAs**: a run of 7 (the prereg's `min_sha_len`) to 64 hex digits not followed by a letter or digit.
+//!
+//! Version 2 of the instrument reads a message's *prose* only ([`message_words`]): the conventional-commit prefix
+//! (`fix(build): …` names a product feature, not the build), bracketed tags (`[batch-test-pending]`), text in
+//! backquotes, flags (`--test`), identifiers and file names (`doc_id`, `build.rs`, `a::b`) and tool subcommands
+//! (`cargo doc`, `npm test`) are not words. A fix is recognised by its conventional type or by a fix keyword
+//! leading the subject ([`is_fix_subject`]), never by a keyword anywhere in it (`M=32 fixes it`) or inside another
+//! type (`chore(beads): … fixed`, `refactor(fix): …`). Paths are matched by [`PathPatterns`]: directory fragments
+//! and file-name globs, never substrings of a name.
 
 use std::borrow::Cow;
 
@@ -27,6 +35,238 @@ pub(crate) fn words(text: &str) -> Vec<Cow<'_, str>> {
             }
         })
         .collect()
+}
+
+/// Tools whose next word is a subcommand (`cargo test`, `npm run lint`), not a word of the message.
+const TOOLS: [&str; 14] = [
+    "cargo", "npm", "npx", "pnpm", "yarn", "bun", "deno", "go", "git", "make", "just", "pip", "pytest", "rustup",
+];
+
+/// The lower-cased prose words of a message (version 2; see the module documentation): `text` without a leading
+/// conventional-commit prefix, bracketed tags and backquoted spans; tokens split at white space, their surrounding
+/// punctuation trimmed; a token that is a flag (leading `-`) or holds code punctuation (`_ . / : = ( ) < > @ # $ %
+/// & * + \ | ~ ^ [ ] { }`) is no word; a hyphenated token gives its parts; the word after a tool name
+/// ([`TOOLS`]) is a subcommand, not a word.
+pub(crate) fn message_words(text: &str) -> Vec<String> {
+    let mut rest = text.trim();
+    if let Some((_, after)) = conventional(rest) {
+        rest = after;
+    }
+    let mut prose = String::with_capacity(rest.len());
+    let (mut in_tag, mut in_code) = (0usize, false);
+    for c in rest.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                prose.push(' ');
+            }
+            '[' if !in_code => in_tag += 1,
+            ']' if !in_code && in_tag > 0 => {
+                in_tag -= 1;
+                prose.push(' ');
+            }
+            _ if in_code || in_tag > 0 => {}
+            _ => prose.push(c),
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut after_tool = false;
+    for token in prose.split_whitespace() {
+        let token =
+            token.trim_matches(|c: char| matches!(c, '"' | '\'' | ',' | ';' | '!' | '?' | '(' | ')' | '.' | ':'));
+        if token.is_empty() {
+            continue;
+        }
+        let code = token.starts_with('-') || token.chars().any(|c| "_./:=()<>@#$%&*+\\|~^[]{}".contains(c));
+        if code {
+            after_tool = false;
+            continue;
+        }
+        if after_tool {
+            after_tool = false;
+            continue;
+        }
+        for part in token.split('-').filter(|part| !part.is_empty()) {
+            let word = part.to_lowercase();
+            if !word.chars().all(char::is_alphanumeric) {
+                continue;
+            }
+            after_tool = TOOLS.contains(&word.as_str());
+            out.push(word);
+        }
+    }
+    out
+}
+
+/// Conventional-commit types that are not a fix: a fix keyword after one of them is not read (`chore: … fixed`).
+/// Any other word before a colon is an area prefix (`builtin/log: fix …`, `gitk: fix …`, `doc: fix …`).
+const OTHER_TYPES: [&str; 17] = [
+    "feat", "feature", "chore", "docs", "style", "refactor", "perf", "test", "tests", "build", "ci", "revert",
+    "release", "deps", "wip", "merge", "reapply",
+];
+
+/// Whether `subject` is a fix (version 2): its conventional type is one of `types`, or, with no conventional type
+/// of another kind, its first word, after leading bracketed tags and at most two area prefixes (`t/t1234: `,
+/// `builtin/log: `), is one of `keywords`.
+pub(crate) fn is_fix_subject(subject: &str, types: &[String], keywords: &[String]) -> bool {
+    let mut rest = subject.trim();
+    while let Some(tagged) = rest.strip_prefix('[') {
+        match tagged.find(']') {
+            Some(end) => rest = tagged[end + 1..].trim_start(),
+            None => break,
+        }
+    }
+    if let Some((kind, _)) = conventional(rest) {
+        if types.iter().any(|t| t.eq_ignore_ascii_case(&kind)) {
+            return true;
+        }
+        if OTHER_TYPES.contains(&kind.as_str()) {
+            return false;
+        }
+    }
+    for _ in 0..2 {
+        // An area prefix: a first token ending in `:` (`ref-filter:`, `t/t1234:`, `gitk:`).
+        match rest.split_once(char::is_whitespace) {
+            Some((first, after)) if first.ends_with(':') && first.len() > 1 => rest = after.trim_start(),
+            _ => break,
+        }
+    }
+    let first: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    !first.is_empty() && keywords.iter().any(|k| k.eq_ignore_ascii_case(&first))
+}
+
+/// Path patterns (version 2), ASCII case-insensitive, after `\` → `/`: a pattern with a `/` is a directory fragment
+/// that matches a path starting with it or containing it right after a `/` (`tests/`, `.github/workflows/`); one
+/// without is a file-name glob matched against the path's last component, `*` standing for any run of characters
+/// (`Makefile`, `*_test.go`, `test_*.py`, `*.lock`).
+#[derive(Debug, Clone)]
+pub(crate) struct PathPatterns {
+    fragments: Vec<(String, String)>,
+    globs: Vec<Vec<String>>,
+}
+
+impl PathPatterns {
+    pub(crate) fn new(patterns: &[String]) -> Self {
+        let mut fragments = Vec::new();
+        let mut globs = Vec::new();
+        for pattern in patterns.iter().map(|p| normalise_path(p)).filter(|p| !p.is_empty()) {
+            if pattern.contains('/') {
+                let inner = format!("/{pattern}");
+                fragments.push((pattern, inner));
+            } else {
+                globs.push(pattern.split('*').map(str::to_owned).collect());
+            }
+        }
+        Self { fragments, globs }
+    }
+
+    pub(crate) fn matches(&self, path: &str) -> bool {
+        let path = normalise_path(path);
+        if self
+            .fragments
+            .iter()
+            .any(|(start, inner)| path.starts_with(start.as_str()) || path.contains(inner.as_str()))
+        {
+            return true;
+        }
+        let name = path.rsplit('/').next().unwrap_or(&path);
+        self.globs.iter().any(|parts| glob_matches(parts, name))
+    }
+}
+
+/// Whether `name` matches the glob split at its `*`s into `parts`.
+fn glob_matches(parts: &[String], name: &str) -> bool {
+    let [first, middle @ .., last] = parts else {
+        return parts.first().is_some_and(|only| only == name);
+    };
+    if name.len() < first.len() + last.len() || !name.starts_with(first.as_str()) || !name.ends_with(last.as_str()) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for part in middle {
+        match rest.find(part.as_str()) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A SHA a message body cites: git's citation style (a SHA followed by ` (`), or right after a culprit phrase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Citation {
+    pub(crate) sha: String,
+    /// After a culprit phrase (`introduced in 1234abc`): it names the culprit whatever the subject says.
+    pub(crate) culprit: bool,
+}
+
+/// The SHAs a message body cites: git's citation style (a SHA followed by ` (`) and SHAs right after one of
+/// `phrases` (`introduced in 1234abc`, `caused by commit 1234abc`), in order, without repeats. Lines that name a
+/// reverted commit (`This reverts commit …`) are not citations; a SHA must mix digits and letters.
+pub(crate) fn cited_shas(body: &str, phrases: &[String], min_len: usize) -> Vec<Citation> {
+    let phrases: Vec<String> = phrases.iter().map(|p| p.trim().to_ascii_lowercase()).collect();
+    let mut shas: Vec<Citation> = Vec::new();
+    for line in body.lines() {
+        let lower = line.to_ascii_lowercase();
+        if lower.contains("this reverts commit") {
+            continue;
+        }
+        let bytes = lower.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let starts_word = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
+            if starts_word
+                && bytes[at].is_ascii_hexdigit()
+                && let Some(sha) = leading_sha(&lower[at..], min_len)
+            {
+                let after = lower[at + sha.len()..].trim_start_matches(' ');
+                let before = lower[..at].trim_end();
+                let before = before.strip_suffix("commit").unwrap_or(before).trim_end();
+                let culprit = phrases.iter().any(|phrase| before.ends_with(phrase.as_str()));
+                let cited = culprit || (lower[at + sha.len()..].starts_with(" (") && after.starts_with('('));
+                // A SHA is hex with at least one digit and one letter (a word like `deadbeef` or a number is not).
+                let mixed = sha.bytes().any(|b| b.is_ascii_digit()) && sha.bytes().any(|b| b.is_ascii_alphabetic());
+                if cited && mixed {
+                    match shas.iter_mut().find(|c| c.sha == sha) {
+                        Some(known) => known.culprit |= culprit,
+                        None => shas.push(Citation {
+                            sha: sha.clone(),
+                            culprit,
+                        }),
+                    }
+                }
+                at += sha.len();
+                continue;
+            }
+            at += 1;
+        }
+    }
+    shas
+}
+
+/// Whether `subject` starts with a version number (`2.8.3 (#35144)`, `v1.2.0`, `Git 2.47`, `Release 1.0`,
+/// `Version 3.1-rc1`): a release commit.
+pub(crate) fn starts_with_version(subject: &str) -> bool {
+    let mut tokens = subject.split_whitespace();
+    let Some(mut first) = tokens.next() else { return false };
+    if ["git", "release", "version", "bump"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
+    {
+        match tokens.next() {
+            Some(next) => first = next,
+            None => return false,
+        }
+    }
+    let first = first.strip_prefix(['v', 'V']).unwrap_or(first);
+    let digits_then_dot = first.split('.').take(2).collect::<Vec<_>>();
+    matches!(digits_then_dot.as_slice(), [major, minor]
+        if !major.is_empty() && major.bytes().all(|b| b.is_ascii_digit())
+            && minor.bytes().next().is_some_and(|b| b.is_ascii_digit()))
 }
 
 /// A list of keywords, each a sequence of words, matched against a text's words.
@@ -51,33 +291,6 @@ impl Keywords {
                 .windows(keyword.len())
                 .any(|window| window.iter().map(AsRef::as_ref).eq(keyword.iter().map(String::as_str)))
         })
-    }
-}
-
-/// Path fragments matched at a path-component boundary (see the module documentation).
-#[derive(Debug, Clone)]
-pub(crate) struct PathFragments(Vec<(String, String)>);
-
-impl PathFragments {
-    pub(crate) fn new(fragments: &[String]) -> Self {
-        Self(
-            fragments
-                .iter()
-                .map(|fragment| normalise_path(fragment))
-                .filter(|fragment| !fragment.is_empty())
-                .map(|fragment| {
-                    let inner = format!("/{fragment}");
-                    (fragment, inner)
-                })
-                .collect(),
-        )
-    }
-
-    pub(crate) fn matches(&self, path: &str) -> bool {
-        let path = normalise_path(path);
-        self.0
-            .iter()
-            .any(|(start, inner)| path.starts_with(start.as_str()) || path.contains(inner.as_str()))
     }
 }
 
@@ -111,11 +324,6 @@ pub(crate) fn conventional(subject: &str) -> Option<(String, &str)> {
     rest = rest.strip_prefix('!').unwrap_or(rest);
     let rest = rest.strip_prefix(':')?;
     Some((subject[..type_end].to_lowercase(), rest.trim()))
-}
-
-/// Whether `subject` has one of `types` as its conventional-commit type.
-pub(crate) fn has_type(subject: &str, types: &[String]) -> bool {
-    conventional(subject).is_some_and(|(kind, _)| types.iter().any(|t| t.eq_ignore_ascii_case(&kind)))
 }
 
 /// The text between the first `"` of `quoted` (which starts with one) and its last `"`, or to the end when there
@@ -285,7 +493,7 @@ pub(crate) fn revert_reason_words(body: &str, trailer_tokens: &[&str], spec: &P2
                 .iter()
                 .any(|token| strip_prefix_ci(line, token).is_some_and(|rest| rest.trim_start().starts_with(':')));
         if !boilerplate {
-            reason.extend(words(line).into_iter().map(Cow::into_owned));
+            reason.extend(message_words(line));
         }
     }
     reason
@@ -312,13 +520,119 @@ mod tests {
     }
 
     #[test]
-    fn path_fragments_match_at_component_boundaries() {
-        let fragments = PathFragments::new(&[".github/workflows/".into(), "Cargo.lock".into(), "Jenkinsfile".into()]);
-        assert!(fragments.matches(".github/workflows/ci.yml"));
-        assert!(fragments.matches("crates/x/cargo.lock"));
-        assert!(fragments.matches(r"ci\Jenkinsfile"));
-        assert!(!fragments.matches("src/my.github/workflows.rs"));
-        assert!(!fragments.matches("src/xcargo.lock"));
+    fn path_patterns_are_directory_fragments_or_file_name_globs() {
+        let patterns = PathPatterns::new(&[
+            ".github/workflows/".into(),
+            "tests/".into(),
+            "*.lock".into(),
+            "Jenkinsfile".into(),
+            "*_test.go".into(),
+            "test_*.py".into(),
+            "*.test.ts".into(),
+        ]);
+        assert!(patterns.matches(".github/workflows/ci.yml"));
+        assert!(patterns.matches("crates/x/Cargo.lock"));
+        assert!(patterns.matches(r"ci\Jenkinsfile"));
+        assert!(patterns.matches("pkg/server/handler_test.go"));
+        assert!(patterns.matches("src/test_parser.py"));
+        assert!(patterns.matches("packages/vite/src/node/__tests__/a.test.ts"));
+        assert!(patterns.matches("crates/foo/tests/it.rs"));
+        assert!(!patterns.matches("src/my.github/workflows.rs"));
+        assert!(!patterns.matches("src/cargo.lock.rs"));
+        assert!(!patterns.matches("src/Jenkinsfile.md"));
+        assert!(
+            !patterns.matches("src/contests/a.rs"),
+            "tests/ is a directory name, not a substring"
+        );
+        // Version 1's risk-floor substrings made every file of vite's `packages/vite/` a build path.
+        assert!(!patterns.matches("packages/vite/src/node/server/hmr.ts"));
+    }
+
+    #[test]
+    fn message_words_are_prose_only() {
+        // Conventional scopes name product features; tags, flags, identifiers, file names and tool subcommands are
+        // not prose (each of these made version 1's keyword rules fire).
+        assert_eq!(
+            message_words("fix(compile): use a memory mapped file"),
+            ["use", "a", "memory", "mapped", "file"]
+        );
+        assert!(message_words("fix(fmt): keep comments").iter().all(|w| w != "fmt"));
+        assert_eq!(
+            message_words("[batch-test-pending] handle empty input"),
+            ["handle", "empty", "input"]
+        );
+        assert_eq!(
+            message_words("pass --test to the runner"),
+            ["pass", "to", "the", "runner"]
+        );
+        assert_eq!(
+            message_words("rename doc_id and build.rs output"),
+            ["rename", "and", "output"]
+        );
+        assert_eq!(
+            message_words("silence cargo doc warnings"),
+            ["silence", "cargo", "warnings"]
+        );
+        assert_eq!(
+            message_words("fix `cfg!(test)` in the type-check step"),
+            ["fix", "in", "the", "type", "check", "step"]
+        );
+        assert_eq!(
+            message_words("Fix flaky test, again."),
+            ["fix", "flaky", "test", "again"]
+        );
+    }
+
+    #[test]
+    fn fixes_are_recognised_by_type_or_leading_keyword() {
+        let types: Vec<String> = ["fix", "hotfix", "bugfix"].map(String::from).to_vec();
+        let keywords: Vec<String> = ["fix", "fixes", "fixed", "fixing", "hotfix", "bugfix", "fixup"]
+            .map(String::from)
+            .to_vec();
+        let fix = |subject: &str| is_fix_subject(subject, &types, &keywords);
+        assert!(fix("fix(parser): handle EOF"));
+        assert!(fix("hotfix: restore the cache"));
+        assert!(fix("Fix crash on empty input"));
+        assert!(fix("builtin/log: fix --follow with renames"));
+        assert!(fix("t/t1234: Fixes a race"));
+        assert!(fix("[bd-12] Fixed the importer"));
+        assert!(
+            fix("doc: fix typo in the manual"),
+            "`doc:` is git's area prefix, not a conventional type"
+        );
+        // Other types that merely contain the word, and mentions that are not the subject's verb.
+        assert!(!fix("chore(beads): sync issues, bd-53c fixed"));
+        assert!(!fix("refactor(fix): split the module"));
+        assert!(!fix("docs: fix typo"));
+        assert!(!fix("tune the allocator; M=32 fixes it"));
+        assert!(!fix("prefix the paths"));
+        assert!(!fix("Revert \"fix: x\""));
+    }
+
+    #[test]
+    fn citations_name_culprits_by_phrase_or_git_style() {
+        let phrases: Vec<String> = ["introduced in", "caused by", "broken by"].map(String::from).to_vec();
+        let body = "The bug was introduced in 1a2b3c4d5e6f.\n\
+                    Since 9f8e7d6c5b4a (diff: teach --foo, 2024-01-02) we crash.\n\
+                    Caused by commit abc1234def.\n\
+                    This reverts commit 0123456789abcdef0123456789abcdef01234567.\n\
+                    See deadbeefcafe and 12345678 for more.";
+        let cited = cited_shas(body, &phrases, 7);
+        let shas: Vec<(&str, bool)> = cited.iter().map(|c| (c.sha.as_str(), c.culprit)).collect();
+        assert_eq!(
+            shas,
+            [("1a2b3c4d5e6f", true), ("9f8e7d6c5b4a", false), ("abc1234def", true)]
+        );
+    }
+
+    #[test]
+    fn version_subjects_are_releases() {
+        for subject in ["2.8.3 (#35144)", "v1.2.0", "Git 2.47", "Release 1.0", "Version 3.1-rc1"] {
+            assert!(starts_with_version(subject), "{subject}");
+        }
+        for subject in ["fix 2 bugs", "2nd attempt", "v8: upgrade", "Releases page"] {
+            assert!(!starts_with_version(subject), "{subject}");
+        }
     }
 
     #[test]

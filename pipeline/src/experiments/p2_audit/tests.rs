@@ -279,6 +279,8 @@ fn failure(i: u32, bucket: Bucket, rule: ClassRule, kind: FailureKind, link: Lin
         failing_ref: None,
         kind,
         link_rule: link,
+        evidence: crate::experiments::p2::Evidence::Lines,
+        evidence_lines: Some(1),
         bucket,
         rule,
         time_to_remedy_seconds: None,
@@ -363,7 +365,7 @@ fn samples_are_stratified_seeded_and_capped() {
                 Bucket::Ci,
                 ClassRule::CiMessage,
                 FailureKind::FixAfterChange,
-                LinkRule::FixAfterChange,
+                LinkRule::FixLines,
             )
         })
         .collect();

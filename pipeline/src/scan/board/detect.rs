@@ -112,10 +112,16 @@ pub fn sniff(path: &Path, bytes: &[u8]) -> Result<Sniffed, BoardError> {
                         "one JSON object per line with an \"id\" and no beads field: the upstream P3 JSONL".to_owned(),
                     );
                 }
-                return Err(unknown(format!(
-                    "one JSON object per line with keys {}, which no supported format has (expected \"id\")",
-                    key_list(&keys)
-                )));
+                return Err(unknown(if keys.is_empty() {
+                    "an empty JSON object, which no supported format is (expected one object per task, with an \
+                     \"id\")"
+                        .to_owned()
+                } else {
+                    format!(
+                        "one JSON object per line with keys {}, which no supported format has (expected \"id\")",
+                        key_list(&keys)
+                    )
+                }));
             }
             let (keys, error) = top_level_keys(bytes);
             let has = |k: &str| keys.iter().any(|key| key == k);
@@ -141,7 +147,24 @@ pub fn sniff(path: &Path, bytes: &[u8]) -> Result<Sniffed, BoardError> {
                 )))
             }
         }
-        _ => sniff_csv(bytes).map_err(unknown),
+        _ => match json_scalar(&bytes[start..]) {
+            // Valid JSON of another type is no CSV file: say what it is.
+            Some(kind) => Err(unknown(format!(
+                "{kind}, not a board export (a JSON array, a JSON object or one object per line)"
+            ))),
+            None => sniff_csv(bytes).map_err(unknown),
+        },
+    }
+}
+
+/// What a whole document that is a JSON scalar is (`a JSON number`, `a JSON string`, …), if it is one.
+fn json_scalar(bytes: &[u8]) -> Option<&'static str> {
+    match serde_json::from_slice::<serde_json::Value>(bytes).ok()? {
+        serde_json::Value::Number(_) => Some("a JSON number"),
+        serde_json::Value::String(_) => Some("a JSON string"),
+        serde_json::Value::Bool(_) => Some("a JSON boolean"),
+        serde_json::Value::Null => Some("JSON null"),
+        _ => None,
     }
 }
 

@@ -13,7 +13,9 @@ pub(super) struct Table {
 }
 
 impl Table {
-    /// Reads all records; the first is the header (names trimmed). Rows may be shorter or longer than the header.
+    /// Reads all records; the first is the header (names trimmed). A row with more or fewer fields than the header
+    /// is an error at its line: exports write every field, so a ragged row is a damaged file (a stray comma or
+    /// quote), and reading it by position would put values under the wrong column.
     pub fn read(path: &Path, bytes: &[u8]) -> Result<Table, BoardError> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -30,6 +32,14 @@ impl Table {
                     let line = record.position().map_or(1, |p| lines.line_at(p.byte()));
                     match &headers {
                         None => headers = Some(record.iter().map(|h| h.trim().to_owned()).collect()),
+                        Some(header) if record.len() != header.len() => {
+                            let message = format!(
+                                "{} fields where the header has {}: a damaged row (a stray comma or quote?)",
+                                record.len(),
+                                header.len()
+                            );
+                            return Err(BoardError::invalid(path, Record::Line(line), message));
+                        }
                         Some(_) => rows.push((line, record.clone())),
                     }
                 }
