@@ -298,7 +298,7 @@ fn sheet_rows_meet_the_run_exactly_relinked_or_not_at_all() {
             Bucket::Ci,
             ClassRule::CiMessage,
             FailureKind::FixAfterChange,
-            LinkRule::FixAfterChange,
+            LinkRule::FixLines,
         )
     };
     let mut two = ci(3);
