@@ -27,7 +27,14 @@ fn table(sheets: &[PathBuf]) -> String {
     }
     let population = p2_audit::population_of_sheets(&rows).unwrap_or_else(|e| panic!("{e}"));
     let names = sheets.iter().map(|s| s.display().to_string()).collect();
-    let summary = p2_audit::evaluate(names, &rows, &population, Vec::new(), 0, &AuditSpec::default(), 0.05);
+    let summary = p2_audit::evaluate(
+        names,
+        &rows,
+        &population,
+        p2_audit::MatchNotes::default(),
+        &AuditSpec::default(),
+        0.05,
+    );
     p2_audit::validation_table(&summary)
 }
 

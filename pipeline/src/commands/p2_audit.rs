@@ -59,8 +59,7 @@ pub fn read_back(
         vec![path.display().to_string()],
         &matched.rows,
         &matched.population,
-        matched.unmatched,
-        matched.restratified,
+        matched.notes,
         &spec.audit,
         spec.alpha,
     );

@@ -252,6 +252,7 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         index.insert(column, at);
     }
     let mut rows = Vec::new();
+    let mut seen: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
             let line = e.position().map_or(0, |p| p.line());
@@ -330,6 +331,17 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
                 })?,
             },
         };
+        let key = (
+            stratum.repo.clone(),
+            get("remedy").to_string(),
+            get("failing").to_string(),
+        );
+        if let Some(first) = seen.insert(key, line) {
+            return Err(error(
+                line,
+                format!("the same remedy and failing change as line {first}"),
+            ));
+        }
         rows.push(ReadRow {
             file: file.to_string(),
             line,
@@ -373,26 +385,30 @@ pub fn population_of_sheets(rows: &[ReadRow]) -> Result<BTreeMap<Stratum, u64>, 
     Ok(population.into_iter().map(|(s, (n, _))| (s, n)).collect())
 }
 
-/// Matches sheet rows to the failures of the current run (by remedy and failing change): matched rows take the
-/// run's current stratum (its rules may have changed since the sheet was written); the others are returned apart,
-/// to be reported, never used.
+/// Matches sheet rows to the failures of the current run, by remedy and failing change. Matched rows take the
+/// run's current stratum (its rules may have changed since the sheet was written). A row whose pair is not in the
+/// run but whose remedy has exactly one failure in it (the linker now names another change) is *relinked*: its
+/// `is_failure` and `bucket` are about the remedy's defect and still hold; its `failing_ok` judged another change
+/// and is dropped. The other rows are listed apart, to be reported, never used.
 pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMatch {
     let current: BTreeMap<(&str, &str), &Failure> = failures
         .iter()
         .map(|f| ((f.remedy.as_str(), failing_key(f)), f))
         .collect();
+    let mut by_remedy: BTreeMap<&str, Vec<&Failure>> = BTreeMap::new();
+    for failure in failures {
+        by_remedy.entry(failure.remedy.as_str()).or_default().push(failure);
+    }
     let mut matched = Vec::new();
-    let mut unmatched = Vec::new();
-    let mut restratified = 0;
+    let mut notes = MatchNotes::default();
     for mut row in rows {
-        match current.get(&(row.remedy.as_str(), row.failing.as_str())) {
-            Some(failure) => {
-                let stratum = Stratum::of(repo, failure);
-                restratified += u64::from(stratum.tool != row.stratum.tool || stratum.family != row.stratum.family);
-                row.stratum = stratum;
-                matched.push(row);
-            }
-            None => unmatched.push(format!(
+        let exact = current.get(&(row.remedy.as_str(), row.failing.as_str())).copied();
+        let relinked = match by_remedy.get(row.remedy.as_str()).map(Vec::as_slice) {
+            Some([only]) if exact.is_none() => Some(*only),
+            _ => None,
+        };
+        let Some(failure) = exact.or(relinked) else {
+            notes.unmatched.push(format!(
                 "{}:{}: {} -> {}",
                 row.file,
                 row.line,
@@ -402,8 +418,20 @@ pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMat
                 } else {
                     short(&row.failing)
                 }
-            )),
+            ));
+            continue;
+        };
+        if relinked.is_some() {
+            notes.relinked += 1;
+            if let Judgement::Failure { failing_ok, .. } = &mut row.judgement {
+                *failing_ok = None;
+            }
+            row.failing = failing_key(failure).to_string();
         }
+        let stratum = Stratum::of(repo, failure);
+        notes.restratified += u64::from(stratum.tool != row.stratum.tool || stratum.family != row.stratum.family);
+        row.stratum = stratum;
+        matched.push(row);
     }
     let mut population = BTreeMap::new();
     for failure in failures {
@@ -411,8 +439,7 @@ pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMat
     }
     RunMatch {
         rows: matched,
-        unmatched,
-        restratified,
+        notes,
         population,
     }
 }
@@ -421,14 +448,22 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 
+/// How a sheet's rows met the current run (all empty when a sheet is read on its own).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MatchNotes {
+    /// `file:line: remedy -> failing` of the rows that name no failure of this run, left out of every figure.
+    pub unmatched: Vec<String>,
+    /// Rows whose remedy's only failure now names another failing change (their `failing_ok` is not used).
+    pub relinked: u64,
+    /// Matched rows whose tool bucket or detection family differs from the sheet's (the current one is used).
+    pub restratified: u64,
+}
+
 /// [`match_run`]'s result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunMatch {
     pub rows: Vec<ReadRow>,
-    /// `file:line: remedy -> failing` of the rows that name no failure of this run.
-    pub unmatched: Vec<String>,
-    /// Matched rows whose tool bucket or detection family differs from the sheet's.
-    pub restratified: u64,
+    pub notes: MatchNotes,
     pub population: BTreeMap<Stratum, u64>,
 }
 
@@ -499,10 +534,7 @@ pub struct AuditSummary {
     pub rows: u64,
     pub audited: u64,
     pub unaudited: u64,
-    /// Sheet rows naming no failure of this run (`file:line: remedy -> failing`), left out of every figure.
-    pub unmatched: Vec<String>,
-    /// Matched rows the current rules put in another stratum than the sheet says (the current one is used).
-    pub restratified: u64,
+    pub matching: MatchNotes,
     pub strata: Vec<StratumAudit>,
     /// Failures of the run in strata without an audited row: outside the corrected share.
     pub population_unaudited: u64,
@@ -607,8 +639,7 @@ pub fn evaluate(
     sheets: Vec<String>,
     rows: &[ReadRow],
     population: &BTreeMap<Stratum, u64>,
-    unmatched: Vec<String>,
-    restratified: u64,
+    matching: MatchNotes,
     spec: &AuditSpec,
     alpha: f64,
 ) -> AuditSummary {
@@ -703,8 +734,7 @@ pub fn evaluate(
         rows: rows.len() as u64,
         audited,
         unaudited: rows.len() as u64 - audited,
-        unmatched,
-        restratified,
+        matching,
         strata,
         population_unaudited,
         by_tool_bucket,

@@ -171,8 +171,9 @@ pub fn audit_formatted(audit: &P2Audit) -> serde_json::Value {
         "rows": s.rows,
         "audited": s.audited,
         "unaudited": s.unaudited,
-        "unmatched": s.unmatched,
-        "restratified": s.restratified,
+        "unmatched": s.matching.unmatched,
+        "restratified": s.matching.restratified,
+        "relinked": s.matching.relinked,
         "population_unaudited": s.population_unaudited,
         "strata": s.strata,
         "by_tool_bucket": s.by_tool_bucket.iter().map(|b| serde_json::json!({
@@ -398,10 +399,10 @@ fn audit_lines(out: &mut String, audit: &P2Audit) {
     out.push_str(&format!(
         "  audit           {}: {} rows, {} audited, {} unaudited, {} not failures of this run\n",
         text("sheets"),
-        s.rows + s.unmatched.len() as u64,
+        s.rows + s.matching.unmatched.len() as u64,
         s.audited,
         s.unaudited,
-        s.unmatched.len()
+        s.matching.unmatched.len()
     ));
     for b in f["by_tool_bucket"].as_array().into_iter().flatten() {
         out.push_str(&format!(

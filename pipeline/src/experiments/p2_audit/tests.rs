@@ -9,8 +9,7 @@ fn hand_made() -> AuditSummary {
         vec!["hand-made.csv".into()],
         &rows,
         &population,
-        Vec::new(),
-        0,
+        MatchNotes::default(),
         &AuditSpec::default(),
         0.05,
     )
@@ -159,6 +158,11 @@ fn bad_sheets_name_the_file_and_line() {
         error(with_line(1, ",note", ",notes")),
         "s.csv:1: the column \"note\" is missing"
     );
+    let repeated = format!("{HAND_MADE}{}\n", HAND_MADE.lines().nth(2).unwrap());
+    assert_eq!(
+        error(repeated),
+        "s.csv:16: the same remedy and failing change as line 3"
+    );
     let rows = read_sheet("s.csv", with_line(3, ",40,", ",41,").as_bytes()).unwrap();
     assert_eq!(
         population_of_sheets(&rows).unwrap_err().to_string(),
@@ -264,10 +268,10 @@ fn corrected_share_interval_coverage() {
     assert_eq!(covered, 372, "coverage {coverage}");
 }
 
-#[test]
-fn samples_are_stratified_seeded_and_capped() {
-    use crate::experiments::p2::{ClassRule, LinkRule};
-    let failure = |i: u32, bucket, rule, kind, link| Failure {
+use crate::experiments::p2::{ClassRule, LinkRule};
+
+fn failure(i: u32, bucket: Bucket, rule: ClassRule, kind: FailureKind, link: LinkRule) -> Failure {
+    Failure {
         remedy: format!("{i:040x}"),
         remedy_short: format!("{i:012x}"),
         failing: Some(format!("{:040x}", i + 1000)),
@@ -283,7 +287,77 @@ fn samples_are_stratified_seeded_and_capped() {
         failing_surface: None,
         floor_flagged: None,
         subject: String::new(),
+    }
+}
+
+#[test]
+fn sheet_rows_meet_the_run_exactly_relinked_or_not_at_all() {
+    let ci = |i| {
+        failure(
+            i,
+            Bucket::Ci,
+            ClassRule::CiMessage,
+            FailureKind::FixAfterChange,
+            LinkRule::FixLines,
+        )
     };
+    let mut two = ci(3);
+    two.failing = Some(format!("{:040x}", 7777));
+    let failures = vec![ci(1), ci(2), ci(3), two];
+    let row = |remedy: u32, failing: u32, tool: Bucket| ReadRow {
+        file: "s.csv".into(),
+        line: remedy as u64 + 1,
+        stratum: Stratum {
+            repo: "o/r".into(),
+            tool,
+            family: FailureKind::FixAfterChange,
+        },
+        stratum_size: 1,
+        remedy: format!("{remedy:040x}"),
+        failing: format!("{failing:040x}"),
+        judgement: Judgement::Failure {
+            failing_ok: Some(true),
+            bucket: Bucket::SelfReflection,
+        },
+    };
+    let rows = vec![
+        row(1, 1001, Bucket::SelfReflection), // exact, but the tool's bucket changed since
+        row(2, 5, Bucket::Ci),                // the run links remedy 2 to another change
+        row(3, 5, Bucket::Ci),                // remedy 3 has two failures now: which one is unknown
+        row(9, 1009, Bucket::Ci),             // not a failure of this run
+    ];
+    let matched = match_run(rows, "o/r", &failures);
+    assert_eq!(
+        matched.notes,
+        MatchNotes {
+            unmatched: vec![
+                "s.csv:4: 000000000000 -> 000000000000".into(),
+                "s.csv:10: 000000000000 -> 000000000000".into(),
+            ],
+            relinked: 1,
+            restratified: 1,
+        }
+    );
+    let kept: Vec<(String, Option<bool>, Bucket)> = matched
+        .rows
+        .iter()
+        .map(|r| match r.judgement {
+            Judgement::Failure { failing_ok, .. } => (r.failing[36..].to_string(), failing_ok, r.stratum.tool),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        vec![
+            ("03e9".into(), Some(true), Bucket::Ci),
+            ("03ea".into(), None, Bucket::Ci)
+        ]
+    );
+    assert_eq!(matched.population.values().sum::<u64>(), 4);
+}
+
+#[test]
+fn samples_are_stratified_seeded_and_capped() {
     let mut failures: Vec<Failure> = (0..7)
         .map(|i| {
             failure(
