@@ -713,8 +713,15 @@ mod tests {
             command.replace('\\', "\\\\").replace('"', "\\\"")
         );
         let mut lines: Vec<String> = expected.lines().map(String::from).collect();
-        let start = lines.iter().position(|l| l == "  \"hooks\": {").expect("a hooks object");
-        let end = start + lines[start..].iter().position(|l| l == "  }" || l == "  },").expect("its end");
+        let start = lines
+            .iter()
+            .position(|l| l == "  \"hooks\": {")
+            .expect("a hooks object");
+        let end = start
+            + lines[start..]
+                .iter()
+                .position(|l| l == "  }" || l == "  },")
+                .expect("its end");
         lines[end - 1].push(',');
         lines.insert(end, group);
         lines.join("\n") + "\n"
@@ -870,7 +877,8 @@ mod tests {
         );
         assert_eq!(
             read(&settings),
-            installed(r#"{
+            installed(
+                r#"{
   "model": "opus",
   "hooks": {
     "PreToolUse": [
@@ -911,7 +919,9 @@ mod tests {
     "A": "2"
   }
 }
-"#, EXE)
+"#,
+                EXE
+            )
         );
         assert_eq!(read(&backup), original);
     }
@@ -929,7 +939,10 @@ mod tests {
         // Ours was current already (kept where it was, no second group); the user's two handlers are untouched.
         assert_eq!(groups.len(), 2, "{root:#}");
         assert_eq!(groups[0]["hooks"][0]["command"], "cat NOTES.md");
-        assert_eq!(groups[1]["hooks"][0]["command"], "/usr/local/bin/reflect-hook session-start");
+        assert_eq!(
+            groups[1]["hooks"][0]["command"],
+            "/usr/local/bin/reflect-hook session-start"
+        );
         assert_eq!(groups[1]["hooks"][1]["command"], "direnv export json");
         assert_eq!(root["hooks"]["Stop"][0]["hooks"][0]["command"], EXE);
         assert_eq!(install(&req).unwrap(), Change::Unchanged);
@@ -993,7 +1006,8 @@ mod tests {
         install(&request(&settings, true)).unwrap();
         assert_eq!(
             read(&settings),
-            installed(r#"{
+            installed(
+                r#"{
   "hooks": {
     "Stop": [
       {
@@ -1020,7 +1034,9 @@ mod tests {
     ]
   }
 }
-"#, EXE)
+"#,
+                EXE
+            )
         );
         // Adding SubagentStop later leaves Stop alone and only appends.
         fs::write(&settings, STOP_ONLY).unwrap();
@@ -1196,7 +1212,8 @@ mod tests {
         assert!(matches!(install(&req).unwrap(), Change::Written { .. }));
         assert_eq!(
             read(&settings),
-            installed(r#"{
+            installed(
+                r#"{
   "hooks": {
     "Stop": [
       {
@@ -1216,7 +1233,9 @@ mod tests {
     ]
   }
 }
-"#, EXE)
+"#,
+                EXE
+            )
         );
         assert_eq!(install(&req).unwrap(), Change::Unchanged);
     }
@@ -1248,7 +1267,13 @@ mod tests {
         };
         assert_eq!(req.command, "'/opt/my tools/reflect-hook'");
         install(&req).unwrap();
-        assert_eq!(read(&settings), installed(&STOP_ONLY.replace(EXE, "'/opt/my tools/reflect-hook'"), "'/opt/my tools/reflect-hook'"));
+        assert_eq!(
+            read(&settings),
+            installed(
+                &STOP_ONLY.replace(EXE, "'/opt/my tools/reflect-hook'"),
+                "'/opt/my tools/reflect-hook'"
+            )
+        );
         assert_eq!(install(&req).unwrap(), Change::Unchanged);
         // Moving the binary to a plain path replaces the quoted handler.
         install(&request(&settings, false)).unwrap();

@@ -35,7 +35,10 @@ fn main() -> ExitCode {
         Command::Instructions { format } => {
             let format = format.parse().expect("clap restricts the values");
             let path = std::env::var_os(hook::env::INSTRUCTIONS_VAR).map(PathBuf::from);
-            print!("{}", instructions::render(&instructions::template(path.as_deref()), format));
+            print!(
+                "{}",
+                instructions::render(&instructions::template(path.as_deref()), format)
+            );
             ExitCode::SUCCESS
         }
         Command::CodexNotify { payload } => {

@@ -81,7 +81,9 @@ pub fn render(template: &str, format: Format) -> String {
     let body = template.trim_end();
     match format {
         Format::Plain => format!("{body}\n"),
-        Format::ClaudeMd | Format::AgentsMd => format!("## Self-report at the end of every turn (reflect-hook)\n\n{body}\n"),
+        Format::ClaudeMd | Format::AgentsMd => {
+            format!("## Self-report at the end of every turn (reflect-hook)\n\n{body}\n")
+        }
     }
 }
 

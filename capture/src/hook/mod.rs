@@ -253,7 +253,10 @@ impl Run<'_> {
         };
         match self_report::from_message(message) {
             Err(self_report::NotMerged::Missing) => {
-                self.diag(format!("last assistant message: no ```{} block", instructions::BLOCK_TAG));
+                self.diag(format!(
+                    "last assistant message: no ```{} block",
+                    instructions::BLOCK_TAG
+                ));
                 from_file
             }
             result => {

@@ -109,7 +109,9 @@ pub fn from_message(message: &str) -> Result<SelfReport, NotMerged> {
     }
     match last {
         None => Err(NotMerged::Missing),
-        Some(Err(())) => Err(NotMerged::Malformed(format!("the last ```{BLOCK_TAG} block is not closed"))),
+        Some(Err(())) => Err(NotMerged::Malformed(format!(
+            "the last ```{BLOCK_TAG} block is not closed"
+        ))),
         Some(Ok(body)) => parse(body.as_bytes()),
     }
 }
@@ -178,7 +180,10 @@ mod tests {
     #[test]
     fn messages_without_a_usable_block() {
         assert_eq!(from_message("All done, tests pass."), Err(NotMerged::Missing));
-        assert_eq!(from_message("```json\n{\"confidence\":0.5}\n```"), Err(NotMerged::Missing));
+        assert_eq!(
+            from_message("```json\n{\"confidence\":0.5}\n```"),
+            Err(NotMerged::Missing)
+        );
         for bad in [
             "```reflection\n{\"confidence\":0.5}\n",
             "```reflection\n{\"confidence\":0.5,}\n```",
