@@ -87,13 +87,11 @@ fn a_session_asks_and_each_turn_s_answer_reaches_its_sidecar() {
          \"description\": \"old key AKIAIOSFODNN7EXAMPLE may still be cached\"}, \
          \"known_not_in_diff\": \"token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 revoked\"}\n```",
     ];
-    let mut seen = 0;
     for (turn, message) in turns.iter().enumerate() {
         std::fs::write(repo.join(format!("src/turn{turn}.rs")), "fn f() {}\n").unwrap();
         assert_exit_0_stdout_empty(&stop(&sandbox, &repo, message));
         let all = sidecars(&repo.join(".mosaic/reflections"));
-        assert_eq!(all.len(), seen + 1, "turn {turn}");
-        seen += 1;
+        assert_eq!(all.len(), turn + 1, "turn {turn}");
     }
     let all: Vec<Value> = sidecars(&repo.join(".mosaic/reflections"))
         .into_iter()
