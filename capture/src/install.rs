@@ -1,10 +1,15 @@
 //! Registering `reflect-hook` in Claude Code settings files (`reflect-hook install` / `uninstall`).
 //!
 //! The hook is registered as a `command` handler with a 15 s timeout under `hooks.Stop` (a group without a matcher)
-//! and, on request, under `hooks.SubagentStop` (a group with `"matcher": ""`):
+//! and, on request, under `hooks.SubagentStop` (a group with `"matcher": ""`); `reflect-hook session-start`, which
+//! asks the agent for its self-report, is registered under `hooks.SessionStart` with the matcher
+//! `startup|resume|clear|compact`, so the request is back in context after a compaction:
 //!
 //! ```json
-//! {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/abs/path/reflect-hook", "timeout": 15}]}]}}
+//! {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/abs/path/reflect-hook", "timeout": 15}]}],
+//!            "SessionStart": [{"matcher": "startup|resume|clear|compact",
+//!                              "hooks": [{"type": "command", "command": "/abs/path/reflect-hook session-start",
+//!                                         "timeout": 15}]}]}}
 //! ```
 //!
 //! Editing is conservative:
@@ -37,6 +42,13 @@ pub const BACKUP_SUFFIX: &str = ".reflect-hook.bak";
 
 const STOP: &str = "Stop";
 const SUBAGENT_STOP: &str = "SubagentStop";
+const SESSION_START: &str = "SessionStart";
+/// Every event we may register under (uninstall removes ours from all of them).
+const EVENTS: [&str; 3] = [STOP, SUBAGENT_STOP, SESSION_START];
+/// The SessionStart sources the request is printed on: all of them, so it survives `/clear` and compaction.
+pub const SESSION_START_MATCHER: &str = "startup|resume|clear|compact";
+/// The argument that makes `reflect-hook` the SessionStart handler.
+pub const SESSION_START_ARG: &str = "session-start";
 const MAX_SYMLINK_HOPS: usize = 40;
 
 /// Which Claude Code settings file to edit.
@@ -151,7 +163,8 @@ pub enum InstallError {
     Write { path: PathBuf, source: io::Error },
 }
 
-/// Registers `req.command` under `hooks.Stop` (and `hooks.SubagentStop` when `req.subagents`).
+/// Registers `req.command` under `hooks.Stop` (and `hooks.SubagentStop` when `req.subagents`), and
+/// `<req.command> session-start` under `hooks.SessionStart`.
 ///
 /// Per event: a handler that already is exactly ours (same command, timeout 15) is kept; otherwise the first
 /// `reflect-hook` handler is updated in place (command and timeout); otherwise a new group is appended. Any further
@@ -175,7 +188,7 @@ pub fn install(req: &InstallRequest) -> Result<Change, InstallError> {
         return Ok(Change::Written { backup: None });
     };
     let mut root = parse(&original, &req.settings)?;
-    let events: &[&str] = if req.subagents { &[STOP, SUBAGENT_STOP] } else { &[STOP] };
+    let events: &[&str] = if req.subagents { &EVENTS } else { &[STOP, SESSION_START] };
     check_shape(&root, events).map_err(|what| InstallError::NotAnObject {
         path: req.settings.clone(),
         what,
@@ -199,7 +212,7 @@ pub fn uninstall(req: &InstallRequest) -> Result<Change, InstallError> {
         return Ok(Change::Unchanged);
     };
     let mut root = parse(&original, &req.settings)?;
-    check_shape(&root, &[STOP, SUBAGENT_STOP]).map_err(|what| InstallError::NotAnObject {
+    check_shape(&root, &EVENTS).map_err(|what| InstallError::NotAnObject {
         path: req.settings.clone(),
         what,
     })?;
@@ -308,7 +321,8 @@ fn install_into(root: &mut Value, command: &str, subagents: bool) -> bool {
     if subagents {
         changed |= ensure_ours(hooks, SUBAGENT_STOP, command, Some(""));
     }
-    changed
+    let session_start = format!("{command} {SESSION_START_ARG}");
+    changed | ensure_ours(hooks, SESSION_START, &session_start, Some(SESSION_START_MATCHER))
 }
 
 fn ensure_ours(hooks: &mut Map<String, Value>, event: &str, command: &str, matcher: Option<&str>) -> bool {
@@ -357,7 +371,7 @@ fn uninstall_from(root: &mut Value) -> bool {
         return false;
     };
     let mut changed = false;
-    for event in [STOP, SUBAGENT_STOP] {
+    for event in EVENTS {
         let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
             continue;
         };
@@ -479,7 +493,7 @@ fn prune_emptied(mut value: Value) -> Value {
     if let Some(root) = value.as_object_mut()
         && let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut)
     {
-        for event in [STOP, SUBAGENT_STOP] {
+        for event in EVENTS {
             if hooks.get(event).and_then(Value::as_array).is_some_and(Vec::is_empty) {
                 hooks.shift_remove(event);
             }
@@ -681,6 +695,38 @@ mod tests {
 }
 "#;
 
+    /// `expected` (pretty settings holding our Stop handler) with the SessionStart group install adds for `command`.
+    fn installed(expected: &str, command: &str) -> String {
+        let group = format!(
+            r#"    "SessionStart": [
+      {{
+        "matcher": "startup|resume|clear|compact",
+        "hooks": [
+          {{
+            "type": "command",
+            "command": "{} session-start",
+            "timeout": 15
+          }}
+        ]
+      }}
+    ]"#,
+            command.replace('\\', "\\\\").replace('"', "\\\"")
+        );
+        let mut lines: Vec<String> = expected.lines().map(String::from).collect();
+        let start = lines
+            .iter()
+            .position(|l| l == "  \"hooks\": {")
+            .expect("a hooks object");
+        let end = start
+            + lines[start..]
+                .iter()
+                .position(|l| l == "  }" || l == "  },")
+                .expect("its end");
+        lines[end - 1].push(',');
+        lines.insert(end, group);
+        lines.join("\n") + "\n"
+    }
+
     fn request(settings: &Path, subagents: bool) -> InstallRequest {
         InstallRequest {
             settings: settings.to_path_buf(),
@@ -794,7 +840,7 @@ mod tests {
             install(&request(&settings, false)).unwrap(),
             Change::Written { backup: None }
         );
-        assert_eq!(read(&settings), STOP_ONLY);
+        assert_eq!(read(&settings), installed(STOP_ONLY, EXE));
         assert_eq!(dir_entries(&dir.path().join("project/.claude")), ["settings.json"]);
     }
 
@@ -831,7 +877,8 @@ mod tests {
         );
         assert_eq!(
             read(&settings),
-            r#"{
+            installed(
+                r#"{
   "model": "opus",
   "hooks": {
     "PreToolUse": [
@@ -872,9 +919,55 @@ mod tests {
     "A": "2"
   }
 }
-"#
+"#,
+                EXE
+            )
         );
         assert_eq!(read(&backup), original);
+    }
+
+    #[test]
+    fn other_session_start_hooks_are_kept_through_install_and_uninstall() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        let original = r#"{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"cat NOTES.md"}]},{"hooks":[{"type":"command","command":"/usr/local/bin/reflect-hook session-start","timeout":15},{"type":"command","command":"direnv export json"}]}]}}"#;
+        fs::write(&settings, original).unwrap();
+        let req = request(&settings, false);
+        assert!(matches!(install(&req).unwrap(), Change::Written { .. }));
+        let root: Value = serde_json::from_str(&read(&settings)).unwrap();
+        let groups = root["hooks"]["SessionStart"].as_array().unwrap();
+        // Ours was current already (kept where it was, no second group); the user's two handlers are untouched.
+        assert_eq!(groups.len(), 2, "{root:#}");
+        assert_eq!(groups[0]["hooks"][0]["command"], "cat NOTES.md");
+        assert_eq!(
+            groups[1]["hooks"][0]["command"],
+            "/usr/local/bin/reflect-hook session-start"
+        );
+        assert_eq!(groups[1]["hooks"][1]["command"], "direnv export json");
+        assert_eq!(root["hooks"]["Stop"][0]["hooks"][0]["command"], EXE);
+        assert_eq!(install(&req).unwrap(), Change::Unchanged);
+        assert!(matches!(uninstall(&req).unwrap(), Change::Written { .. }));
+        let left: Value = serde_json::from_str(&read(&settings)).unwrap();
+        let expected = original.replace(
+            r#"{"type":"command","command":"/usr/local/bin/reflect-hook session-start","timeout":15},"#,
+            "",
+        );
+        assert_eq!(left, serde_json::from_str::<Value>(&expected).unwrap());
+        assert_eq!(uninstall(&req).unwrap(), Change::Unchanged);
+    }
+
+    #[test]
+    fn an_old_install_gains_the_session_start_handler_and_uninstall_removes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        fs::write(&settings, STOP_ONLY).unwrap();
+        let req = request(&settings, false);
+        assert!(matches!(install(&req).unwrap(), Change::Written { .. }));
+        assert_eq!(read(&settings), installed(STOP_ONLY, EXE));
+        assert_eq!(install(&req).unwrap(), Change::Unchanged);
+        assert!(matches!(uninstall(&req).unwrap(), Change::Written { .. }));
+        assert_eq!(uninstall(&req).unwrap(), Change::Unchanged);
+        assert!(!read(&settings).contains("reflect-hook"), "{}", read(&settings));
     }
 
     #[test]
@@ -899,7 +992,7 @@ mod tests {
     fn already_current_compact_file_is_not_rewritten() {
         let dir = tempfile::tempdir().unwrap();
         let settings = dir.path().join("settings.json");
-        let original = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/reflect-hook","timeout":15}]}]}}"#;
+        let original = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/reflect-hook","timeout":15}]}],"SessionStart":[{"matcher":"startup|resume|clear|compact","hooks":[{"type":"command","command":"/usr/local/bin/reflect-hook session-start","timeout":15}]}]}}"#;
         fs::write(&settings, original).unwrap();
         assert_eq!(install(&request(&settings, false)).unwrap(), Change::Unchanged);
         assert_eq!(read(&settings), original);
@@ -913,7 +1006,8 @@ mod tests {
         install(&request(&settings, true)).unwrap();
         assert_eq!(
             read(&settings),
-            r#"{
+            installed(
+                r#"{
   "hooks": {
     "Stop": [
       {
@@ -940,7 +1034,9 @@ mod tests {
     ]
   }
 }
-"#
+"#,
+                EXE
+            )
         );
         // Adding SubagentStop later leaves Stop alone and only appends.
         fs::write(&settings, STOP_ONLY).unwrap();
@@ -1116,7 +1212,8 @@ mod tests {
         assert!(matches!(install(&req).unwrap(), Change::Written { .. }));
         assert_eq!(
             read(&settings),
-            r#"{
+            installed(
+                r#"{
   "hooks": {
     "Stop": [
       {
@@ -1136,7 +1233,9 @@ mod tests {
     ]
   }
 }
-"#
+"#,
+                EXE
+            )
         );
         assert_eq!(install(&req).unwrap(), Change::Unchanged);
     }
@@ -1154,7 +1253,7 @@ mod tests {
             install(&request(&settings, false)).unwrap(),
             Change::Written { .. }
         ));
-        assert_eq!(read(&settings), STOP_ONLY);
+        assert_eq!(read(&settings), installed(STOP_ONLY, EXE));
     }
 
     #[test]
@@ -1168,11 +1267,17 @@ mod tests {
         };
         assert_eq!(req.command, "'/opt/my tools/reflect-hook'");
         install(&req).unwrap();
-        assert_eq!(read(&settings), STOP_ONLY.replace(EXE, "'/opt/my tools/reflect-hook'"));
+        assert_eq!(
+            read(&settings),
+            installed(
+                &STOP_ONLY.replace(EXE, "'/opt/my tools/reflect-hook'"),
+                "'/opt/my tools/reflect-hook'"
+            )
+        );
         assert_eq!(install(&req).unwrap(), Change::Unchanged);
         // Moving the binary to a plain path replaces the quoted handler.
         install(&request(&settings, false)).unwrap();
-        assert_eq!(read(&settings), STOP_ONLY);
+        assert_eq!(read(&settings), installed(STOP_ONLY, EXE));
     }
 
     #[cfg(unix)]
@@ -1223,7 +1328,7 @@ mod tests {
             Change::Written { backup: None }
         );
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-        assert_eq!(read(&dir.path().join("store/settings.json")), STOP_ONLY);
+        assert_eq!(read(&dir.path().join("store/settings.json")), installed(STOP_ONLY, EXE));
     }
 
     #[cfg(unix)]

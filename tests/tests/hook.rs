@@ -363,7 +363,8 @@ fn a_path_like_session_id_cannot_escape_the_reflections_directory() {
     );
     let names = files_in(&reflections(&repo));
     assert!(names[0].starts_with("_.._etc_passwd-"), "{names:?}");
-    assert_eq!(files_in(&repo.join(".mosaic")), vec!["reflections"]);
+    // Nothing but our two entries (the .gitignore the hook creates, the sidecar directory) lands in .mosaic/.
+    assert_eq!(files_in(&repo.join(".mosaic")), vec![".gitignore", "reflections"]);
 }
 
 #[test]

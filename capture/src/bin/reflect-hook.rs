@@ -6,22 +6,46 @@
 //! Exit codes of the commands: 0 success; 1 a check failed (`validate` found an invalid sidecar) or a settings
 //! file was refused; 2 usage error or unreadable input.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use capture::hook::instructions::{self, Format};
 use capture::hook::{self, HookEnv};
 use capture::install::{self, Change, InstallRequest, Scope};
 
 fn main() -> ExitCode {
     if std::env::args_os().len() <= 1 {
-        run_hook();
+        run_hook(std::io::stdin());
+        return ExitCode::SUCCESS;
+    }
+    // The SessionStart handler skips argument parsing: it runs on every session start.
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == SESSION_START) && std::env::args_os().len() == 2 {
+        session_start();
         return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
     match cli.command {
+        Command::SessionStart => {
+            session_start();
+            ExitCode::SUCCESS
+        }
+        Command::Instructions { format } => {
+            let format = format.parse().expect("clap restricts the values");
+            let path = std::env::var_os(hook::env::INSTRUCTIONS_VAR).map(PathBuf::from);
+            print!(
+                "{}",
+                instructions::render(&instructions::template(path.as_deref()), format)
+            );
+            ExitCode::SUCCESS
+        }
+        Command::CodexNotify { payload } => {
+            // Codex passes its JSON as the last argument; the hook reads it as it reads Claude Code's stdin.
+            run_hook(std::io::Cursor::new(payload.into_bytes()));
+            ExitCode::SUCCESS
+        }
         Command::Install(args) => edit_settings(&args, install::install),
         Command::Uninstall(args) => edit_settings(&args, install::uninstall),
         Command::Validate { files } => validate(&files),
@@ -29,8 +53,20 @@ fn main() -> ExitCode {
     }
 }
 
+const SESSION_START: &str = "session-start";
+
+/// The SessionStart handler: with capture on, the request on stdout (Claude Code adds it to the agent's context);
+/// with capture off nothing is printed or read. Always exits 0.
+fn session_start() {
+    let Some(env) = HookEnv::from_process() else { return };
+    let text = instructions::render(&instructions::template(env.instructions.as_deref()), Format::Plain);
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
 /// The hook itself: nothing may escape, not even a panic.
-fn run_hook() {
+fn run_hook(stdin: impl std::io::Read + Send + 'static) {
     let Some(env) = HookEnv::from_process() else { return };
     let debug = env.debug != hook::DebugSink::Off;
     std::panic::set_hook(Box::new(move |info| {
@@ -38,7 +74,7 @@ fn run_hook() {
             eprintln!("reflect-hook: internal error: {info}");
         }
     }));
-    let _ = std::panic::catch_unwind(|| hook::run(&env, std::io::stdin()));
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook::run(&env, stdin)));
 }
 
 #[derive(Parser)]
@@ -54,6 +90,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The SessionStart handler: prints the self-report request when REFLECTION_MODE is on, nothing otherwise.
+    SessionStart,
+    /// Print the self-report request, for CLAUDE.md or AGENTS.md (REFLECTION_INSTRUCTIONS replaces the text).
+    Instructions {
+        #[arg(long, default_value = "plain", value_parser = ["claude-md", "agents-md", "plain"])]
+        format: String,
+    },
+    /// The hook for OpenAI Codex CLI: `notify = ["/abs/path/reflect-hook", "codex-notify"]` in ~/.codex/config.toml;
+    /// Codex appends its JSON payload as the last argument. Always exits 0 and prints nothing.
+    CodexNotify {
+        /// The JSON Codex passes.
+        #[arg(default_value = "")]
+        payload: String,
+    },
     /// Register the hook in a Claude Code settings file (idempotent; keeps every other key; writes a backup).
     Install(SettingsArgs),
     /// Remove only reflect-hook's entries from a Claude Code settings file.
@@ -80,7 +130,7 @@ struct SettingsArgs {
     /// Edit this settings file instead of the scope's.
     #[arg(long)]
     settings: Option<PathBuf>,
-    /// Also register for SubagentStop (install only; uninstall always removes both).
+    /// Also register for SubagentStop (install only; uninstall always removes it).
     #[arg(long)]
     subagents: bool,
 }

@@ -35,7 +35,12 @@ pub struct HookEnv {
     pub project_dir: Option<PathBuf>,
     /// `CLAUDE_CODE_SESSION_ID`: the session when the payload does not name one.
     pub session_id: Option<String>,
+    /// `REFLECTION_INSTRUCTIONS`: a file whose text replaces the embedded self-report request.
+    pub instructions: Option<PathBuf>,
 }
+
+/// The variable naming a file that replaces the embedded self-report request.
+pub const INSTRUCTIONS_VAR: &str = "REFLECTION_INSTRUCTIONS";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DebugSink {
@@ -86,6 +91,7 @@ impl HookEnv {
             debug,
             project_dir: non_empty("CLAUDE_PROJECT_DIR").map(PathBuf::from),
             session_id: non_empty("CLAUDE_CODE_SESSION_ID"),
+            instructions: non_empty(INSTRUCTIONS_VAR).map(PathBuf::from),
         })
     }
 }

@@ -6,6 +6,7 @@
 //! stdout (Claude Code parses it).
 
 pub mod env;
+pub mod instructions;
 pub mod lock;
 pub mod payload;
 pub mod self_report;
@@ -121,6 +122,7 @@ impl Run<'_> {
             return None;
         }
         self.log_dir = Some(dir.clone());
+        write_mosaic_gitignore(&root);
         let stale_after = (env.budget * 4).max(Duration::from_secs(60));
         let _lock = match SessionLock::acquire(&dir, &key, stale_after) {
             Ok(Some(lock)) => lock,
@@ -157,9 +159,7 @@ impl Run<'_> {
             self.diag(format!("{}: cannot list previous sidecars: {error}", dir.display()));
             Default::default()
         });
-        let self_report = self_report::load(&input, &session_id, previous.newest).inspect_err(|why| {
-            self.diag(format!("{}: {why}", input.display()));
-        });
+        let self_report = self.self_report(&input, &session_id, previous.newest, &payload);
 
         self.phase("previous sidecars and self-report read");
         let (files, complete) = match scan {
@@ -229,6 +229,41 @@ impl Run<'_> {
             Err(error) => {
                 self.diag(format!("{}: cannot write the sidecar: {error}", dir.display()));
                 None
+            }
+        }
+    }
+
+    /// The file wins when it is fresh for this session; otherwise the last block of the final message counts.
+    fn self_report(
+        &mut self,
+        input: &Path,
+        session_id: &str,
+        previous: Option<std::time::SystemTime>,
+        payload: &Payload,
+    ) -> Result<self_report::SelfReport, self_report::NotMerged> {
+        let from_file = self_report::load(input, session_id, previous);
+        if let Err(why) = &from_file {
+            self.diag(format!("{}: {why}", input.display()));
+        } else {
+            return from_file;
+        }
+        let Some(message) = payload.last_assistant_message.as_deref() else {
+            self.diag("the payload has no last assistant message");
+            return from_file;
+        };
+        match self_report::from_message(message) {
+            Err(self_report::NotMerged::Missing) => {
+                self.diag(format!(
+                    "last assistant message: no ```{} block",
+                    instructions::BLOCK_TAG
+                ));
+                from_file
+            }
+            result => {
+                if let Err(why) = &result {
+                    self.diag(format!("last assistant message: {why}"));
+                }
+                result
             }
         }
     }
@@ -361,6 +396,35 @@ fn relative_to(root: &Path, path: &Path) -> Option<String> {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// What `.mosaic/.gitignore` holds when the hook creates it (it never overwrites one).
+pub const MOSAIC_GITIGNORE: &str = "\
+# Written once by reflect-hook; edit freely, it is never overwritten.
+# Scratch, never committed:
+/reflection-input.json
+/reflections/.*.lock
+/reflections/.tmp-*
+/reflections/reflect-hook.log*
+# Sidecars. The weekly job labels only sidecars committed to the repository: teams that want it to see theirs
+# delete the next line and commit .mosaic/reflections/*.json with their work.
+/reflections/*.json
+";
+
+/// Creates `<root>/.mosaic/.gitignore` when `.mosaic/` exists and has none, so the hook's files do not clutter
+/// `git status`.
+fn write_mosaic_gitignore(root: &Path) {
+    let mosaic = root.join(".mosaic");
+    if !mosaic.is_dir() {
+        return;
+    }
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(mosaic.join(".gitignore"))
+    {
+        let _ = file.write_all(MOSAIC_GITIGNORE.as_bytes());
+    }
 }
 
 /// Appends to the debug log, rotating it once it passes its bound so it can never grow without limit.

@@ -11,6 +11,9 @@ use std::time::Duration;
 /// The most stdin the hook reads; payloads are a few KiB, anything larger is not a payload.
 pub const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
 
+/// The `type` of Codex's notify payload after a turn.
+pub const CODEX_TURN_COMPLETE: &str = "agent-turn-complete";
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Payload {
     pub session_id: Option<String>,
@@ -18,6 +21,8 @@ pub struct Payload {
     pub hook_event_name: Option<String>,
     pub agent_id: Option<String>,
     pub agent_type: Option<String>,
+    /// The text of the turn's final message (Claude Code 2.1.47+, Codex notify), where the self-report block is.
+    pub last_assistant_message: Option<String>,
 }
 
 impl Payload {
@@ -27,6 +32,7 @@ impl Payload {
         let Ok(serde_json::Value::Object(object)) = serde_json::from_slice::<serde_json::Value>(bytes) else {
             return Self::default();
         };
+        let raw = |key: &str| object.get(key).and_then(serde_json::Value::as_str).map(String::from);
         let text = |key: &str| {
             object
                 .get(key)
@@ -35,7 +41,20 @@ impl Payload {
                 .filter(|s| !s.is_empty())
                 .map(String::from)
         };
+        // OpenAI Codex CLI's `notify` payload (its docs/config.md, "notify"): {"type": "agent-turn-complete",
+        // "thread-id", "turn-id", "cwd", "input-messages": [...], "last-assistant-message"}.
+        if text("type").as_deref() == Some(CODEX_TURN_COMPLETE) {
+            return Self {
+                session_id: text("thread-id"),
+                cwd: text("cwd").map(PathBuf::from),
+                hook_event_name: Some(CODEX_TURN_COMPLETE.into()),
+                agent_id: None,
+                agent_type: Some("codex".into()),
+                last_assistant_message: raw("last-assistant-message"),
+            };
+        }
         Self {
+            last_assistant_message: raw("last_assistant_message"),
             session_id: text("session_id"),
             cwd: text("cwd").map(PathBuf::from),
             hook_event_name: text("hook_event_name"),
@@ -93,6 +112,21 @@ mod tests {
         assert_eq!(payload.session_id.as_deref(), Some("abc123"));
         assert_eq!(payload.cwd, Some(PathBuf::from("/home/u/repo")));
         assert!(!payload.is_subagent());
+    }
+
+    #[test]
+    fn reads_the_last_message_and_codex_notify() {
+        let claude = Payload::parse(br#"{"session_id":"s","last_assistant_message":"  Done.\n"}"#);
+        assert_eq!(claude.last_assistant_message.as_deref(), Some("  Done.\n"));
+        let codex = Payload::parse(
+            br#"{"type":"agent-turn-complete","thread-id":"t-1","turn-id":"12","cwd":"/r",
+                "input-messages":["fix it"],"last-assistant-message":"Fixed."}"#,
+        );
+        assert_eq!(codex.session_id.as_deref(), Some("t-1"));
+        assert_eq!(codex.cwd, Some(PathBuf::from("/r")));
+        assert_eq!(codex.agent_type.as_deref(), Some("codex"));
+        assert_eq!(codex.last_assistant_message.as_deref(), Some("Fixed."));
+        assert!(!codex.is_subagent());
     }
 
     #[test]

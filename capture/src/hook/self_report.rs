@@ -5,6 +5,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use super::instructions::BLOCK_TAG;
 use crate::redact::redact;
 use crate::reflection::{MostLikelyWrong, UnitInterval};
 
@@ -80,6 +81,41 @@ pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>)
     Ok(report)
 }
 
+/// The self-report in the last fenced block tagged [`BLOCK_TAG`] of an agent's final message (Claude Code's
+/// `last_assistant_message`, Codex's `last-assistant-message`). `Missing` when there is no such block; an opened
+/// block that never closes is malformed. Free text comes back redacted.
+pub fn from_message(message: &str) -> Result<SelfReport, NotMerged> {
+    let mut last: Option<Result<String, ()>> = None;
+    let mut open: Option<(usize, String)> = None;
+    for line in message.lines() {
+        let trimmed = line.trim();
+        let ticks = trimmed.bytes().take_while(|&b| b == b'`').count();
+        match &mut open {
+            Some((fence, body)) => {
+                if ticks >= *fence && trimmed[ticks..].trim().is_empty() {
+                    last = Some(Ok(std::mem::take(body)));
+                    open = None;
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+            None if ticks >= 3 && trimmed[ticks..].trim() == BLOCK_TAG => open = Some((ticks, String::new())),
+            None => {}
+        }
+    }
+    if open.is_some() {
+        last = Some(Err(()));
+    }
+    match last {
+        None => Err(NotMerged::Missing),
+        Some(Err(())) => Err(NotMerged::Malformed(format!(
+            "the last ```{BLOCK_TAG} block is not closed"
+        ))),
+        Some(Ok(body)) => parse(body.as_bytes()),
+    }
+}
+
 /// Parses and redacts a self-report.
 pub fn parse(bytes: &[u8]) -> Result<SelfReport, NotMerged> {
     let mut report: SelfReport =
@@ -129,6 +165,32 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(bad)
             );
+        }
+    }
+
+    #[test]
+    fn the_last_tagged_block_of_a_message_counts() {
+        let message = "Done.\n```reflection\n{\"confidence\":0.2}\n```\nand then\n```json\n{\"confidence\":0.1}\n```\n\
+                       ````reflection\n{\"confidence\":0.9,\n \"known_not_in_diff\":\"a ``` inside\"}\n````\n";
+        let report = from_message(message).unwrap();
+        assert_eq!(report.confidence.map(UnitInterval::get), Some(0.9));
+        assert_eq!(report.known_not_in_diff.as_deref(), Some("a ``` inside"));
+    }
+
+    #[test]
+    fn messages_without_a_usable_block() {
+        assert_eq!(from_message("All done, tests pass."), Err(NotMerged::Missing));
+        assert_eq!(
+            from_message("```json\n{\"confidence\":0.5}\n```"),
+            Err(NotMerged::Missing)
+        );
+        for bad in [
+            "```reflection\n{\"confidence\":0.5}\n",
+            "```reflection\n{\"confidence\":0.5,}\n```",
+            "```reflection\n{\"confidence\":7}\n```",
+            "```reflection\n```",
+        ] {
+            assert!(matches!(from_message(bad), Err(NotMerged::Malformed(_))), "{bad}");
         }
     }
 
