@@ -819,6 +819,25 @@ struct Pending {
     evidence_lines: Option<u32>,
 }
 
+impl Pending {
+    /// A failure whose remedy names its failing change by SHA (resolved or not).
+    fn named(remedy: usize, kind: FailureKind, (failing, failing_ref, link): Link) -> Self {
+        Pending {
+            remedy,
+            evidence: if failing.is_some() {
+                Evidence::Sha
+            } else {
+                Evidence::None
+            },
+            failing,
+            failing_ref,
+            kind,
+            link,
+            evidence_lines: None,
+        }
+    }
+}
+
 /// The walked history in its analysis order, with lookups.
 struct History<'a> {
     matchers: Matchers,
@@ -1389,19 +1408,7 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                         skipped = true;
                         continue;
                     }
-                    pending.push(Pending {
-                        remedy: pos,
-                        evidence: if failing.is_some() {
-                            Evidence::Sha
-                        } else {
-                            Evidence::None
-                        },
-                        failing,
-                        failing_ref,
-                        kind: FailureKind::Revert,
-                        link,
-                        evidence_lines: None,
-                    });
+                    pending.push(Pending::named(pos, FailureKind::Revert, (failing, failing_ref, link)));
                 }
             }
             if pending.len() > before {
@@ -1417,19 +1424,11 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             );
             let before = pending.len();
             for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.fixes_shas, links, summary) {
-                pending.push(Pending {
-                    remedy: pos,
-                    evidence: if failing.is_some() {
-                        Evidence::Sha
-                    } else {
-                        Evidence::None
-                    },
-                    failing,
-                    failing_ref,
-                    kind: FailureKind::FixesTrailer,
-                    link,
-                    evidence_lines: None,
-                });
+                pending.push(Pending::named(
+                    pos,
+                    FailureKind::FixesTrailer,
+                    (failing, failing_ref, link),
+                ));
             }
             summary.fixes_trailer_commits += u64::from(pending.len() > before);
         } else if !parsed.cited_shas.is_empty() {
@@ -1444,19 +1443,7 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                 if failing.is_some_and(|target| target < pos) {
                     continue;
                 }
-                pending.push(Pending {
-                    remedy: pos,
-                    evidence: if failing.is_some() {
-                        Evidence::Sha
-                    } else {
-                        Evidence::None
-                    },
-                    failing,
-                    failing_ref,
-                    kind: FailureKind::Citation,
-                    link,
-                    evidence_lines: None,
-                });
+                pending.push(Pending::named(pos, FailureKind::Citation, (failing, failing_ref, link)));
             }
             if pending.len() > before {
                 summary.citation_commits += 1;
