@@ -155,8 +155,7 @@
 //! (rayon), as the P1 corpus is; the first error by line number is reported. The other formats are parsed as
 //! one document.
 
-use std::collections::BTreeMap;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -850,29 +849,24 @@ pub fn read(path: &Path, bytes: &[u8], format: Format, tz: &TimeZone) -> Result<
 /// as its last record (the newest state in every format phase0 reads), in the place of its first; a note says how
 /// many and which. [`open`] applies it; a history of task files (`task_history`) follows each version as written.
 pub fn merge_duplicate_ids(board: &mut Board) {
-    let mut last: HashMap<&str, usize> = HashMap::new();
+    // Each id's last record; an id leaves the map when its first place is filled.
+    let mut last: HashMap<String, usize> = HashMap::new();
     for (index, task) in board.tasks.iter().enumerate() {
-        last.insert(task.id.as_str(), index);
+        last.insert(task.id.clone(), index);
     }
     if last.len() == board.tasks.len() {
         return;
     }
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let last: HashMap<String, usize> = last.into_iter().map(|(id, index)| (id.to_owned(), index)).collect();
     let mut duplicated: Vec<String> = Vec::new();
     let mut merged: Vec<Task> = Vec::with_capacity(last.len());
     let mut tasks: Vec<Option<Task>> = std::mem::take(&mut board.tasks).into_iter().map(Some).collect();
     for index in 0..tasks.len() {
-        // A later record already moved to its first place leaves `None` behind.
-        let Some(id) = tasks[index].as_ref().map(|task| task.id.clone()) else {
+        // `None`: a last record already moved to its first place.
+        let Some(keep) = tasks[index].as_ref().and_then(|task| last.remove(&task.id)) else {
             continue;
         };
-        if !seen.insert(id.clone()) {
-            continue;
-        }
-        let keep = last[&id];
         if keep != index {
-            duplicated.push(id);
+            duplicated.extend(tasks[index].as_ref().map(|task| task.id.clone()));
         }
         merged.extend(tasks[keep].take());
     }
