@@ -15,6 +15,7 @@
 pub mod hook;
 pub mod install;
 pub mod redact;
+pub mod regular_file;
 pub mod reflection;
 pub mod risk;
 pub mod schema;

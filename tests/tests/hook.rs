@@ -470,6 +470,53 @@ fn bad_self_reports_degrade_without_merging_anything() {
     }
 }
 
+/// `REFLECTION_INPUT=/dev/zero`, `/dev/urandom` or a FIFO with no writer once made the hook read forever (7.8 GB
+/// after 5 s, lock held). Now each is refused before a byte is read: the run ends at once with a degraded sidecar.
+#[cfg(unix)]
+#[test]
+fn devices_and_fifos_as_self_report_never_hang_the_hook() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("r", &[("a.txt", "a\n")]);
+    let fifo = repo.join(".mosaic/reflection-input.json");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for input in ["/dev/zero", "/dev/urandom", ""] {
+        let mut env = vec![SOLO];
+        if !input.is_empty() {
+            env.push(("REFLECTION_INPUT", input));
+        }
+        let dir = reflections(&repo);
+        let started = std::time::Instant::now();
+        let written = run_bad_input(&sandbox, &repo, &stop_payload("s1", &repo), &env, &dir);
+        let what = if input.is_empty() { "a FIFO at the default path" } else { input };
+        // Far under the default budget: a read that had started would run until the budget or forever.
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{what}: {:?}", started.elapsed());
+        assert_eq!(written.len(), 1, "{what}");
+        assert_eq!(written[0]["confidence"], Value::Null, "{what}");
+        assert_eq!(written[0]["provenance"]["degraded"], true, "{what}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn session_ids_that_sanitise_alike_keep_their_own_attempt_counters() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("r", &[("a.txt", "a\n")]);
+    for id in ["a/b", "a_b", "a/b"] {
+        let output = sandbox.hook(&repo, &stop_payload(id, &repo), &[SOLO]);
+        assert_silent_success(&output);
+    }
+    let mut attempts: Vec<(String, i64)> = sidecars(&reflections(&repo))
+        .into_iter()
+        .map(|(_, doc)| (doc["session_id"].as_str().unwrap().to_string(), doc["provenance"]["reflection_attempt"].as_i64().unwrap()))
+        .collect();
+    attempts.sort();
+    assert_eq!(
+        attempts,
+        vec![("a/b".to_string(), 1), ("a/b".to_string(), 2), ("a_b".to_string(), 1)]
+    );
+}
+
 #[test]
 fn an_unwritable_reflections_directory_is_silent_and_leaves_nothing() {
     let sandbox = Sandbox::new();

@@ -159,7 +159,7 @@ impl Run<'_> {
             self.diag(format!("{}: cannot list previous sidecars: {error}", dir.display()));
             Default::default()
         });
-        let self_report = self.self_report(&input, &session_id, previous.newest, &payload);
+        let self_report = self.self_report(&input, &root, &session_id, previous.newest, &payload);
 
         self.phase("previous sidecars and self-report read");
         let (files, complete) = match scan {
@@ -237,11 +237,12 @@ impl Run<'_> {
     fn self_report(
         &mut self,
         input: &Path,
+        root: &Path,
         session_id: &str,
         previous: Option<std::time::SystemTime>,
         payload: &Payload,
     ) -> Result<self_report::SelfReport, self_report::NotMerged> {
-        let from_file = self_report::load(input, session_id, previous);
+        let from_file = self_report::load(input, root, session_id, previous);
         if let Err(why) = &from_file {
             self.diag(format!("{}: {why}", input.display()));
         } else {

@@ -1,5 +1,6 @@
 //! The agent's optional self-report (`REFLECTION_INPUT`), merged into the sidecar only when it is trustworthy.
 
+use std::io::Read;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -57,12 +58,27 @@ impl std::fmt::Display for NotMerged {
 
 /// Loads the self-report at `path` for `session_id`. `previous_sidecar` is when this session last wrote a sidecar:
 /// a report not modified since then belongs to an earlier turn. Free text comes back redacted.
-pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>) -> Result<SelfReport, NotMerged> {
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
+///
+/// Only a regular file is read, opened without blocking and at most [`MAX_SELF_REPORT_BYTES`] of it, so a FIFO or
+/// a device (`/dev/zero`) cannot hang the hook; a path inside the repository `root` must not lead out of it through
+/// a symlink.
+pub fn load(
+    path: &Path,
+    root: &Path,
+    session_id: &str,
+    previous_sidecar: Option<SystemTime>,
+) -> Result<SelfReport, NotMerged> {
+    let file = match crate::regular_file::open_regular(path) {
+        Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(NotMerged::Missing),
         Err(error) => return Err(NotMerged::Unreadable(error.to_string())),
     };
+    if leaves_root(path, root) {
+        return Err(NotMerged::Unreadable(
+            "a symlink out of the repository; not followed".to_string(),
+        ));
+    }
+    let metadata = file.metadata().map_err(|error| NotMerged::Unreadable(error.to_string()))?;
     if metadata.len() > MAX_SELF_REPORT_BYTES {
         return Err(NotMerged::TooLarge);
     }
@@ -71,7 +87,13 @@ pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>)
     {
         return Err(NotMerged::Stale);
     }
-    let bytes = std::fs::read(path).map_err(|error| NotMerged::Unreadable(error.to_string()))?;
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(MAX_SELF_REPORT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| NotMerged::Unreadable(error.to_string()))?;
+    if bytes.len() as u64 > MAX_SELF_REPORT_BYTES {
+        return Err(NotMerged::TooLarge);
+    }
     let report = parse(&bytes)?;
     if let Some(other) = report.session_id.as_deref()
         && other != session_id
@@ -79,6 +101,17 @@ pub fn load(path: &Path, session_id: &str, previous_sidecar: Option<SystemTime>)
         return Err(NotMerged::OtherSession(other.to_string()));
     }
     Ok(report)
+}
+
+/// Whether `path`, named inside `root`, resolves (through symlinks) to a file outside it.
+fn leaves_root(path: &Path, root: &Path) -> bool {
+    if !path.starts_with(root) {
+        return false; // configured outside the repository on purpose (REFLECTION_INPUT)
+    }
+    match (std::fs::canonicalize(path), std::fs::canonicalize(root)) {
+        (Ok(target), Ok(root)) => !target.starts_with(root),
+        _ => true,
+    }
 }
 
 /// The self-report in the last fenced block tagged [`BLOCK_TAG`] of an agent's final message (Claude Code's
@@ -198,19 +231,58 @@ mod tests {
     fn session_and_staleness_checks() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("input.json");
-        assert_eq!(load(&path, "s1", None), Err(NotMerged::Missing));
+        assert_eq!(load(&path, dir.path(), "s1", None), Err(NotMerged::Missing));
         std::fs::write(&path, br#"{"confidence":0.9,"session_id":"s2"}"#).unwrap();
-        assert_eq!(load(&path, "s1", None), Err(NotMerged::OtherSession("s2".into())));
+        assert_eq!(load(&path, dir.path(), "s1", None), Err(NotMerged::OtherSession("s2".into())));
         std::fs::write(&path, br#"{"confidence":0.9}"#).unwrap();
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
-        assert_eq!(load(&path, "s1", Some(written)), Err(NotMerged::Stale));
+        assert_eq!(load(&path, dir.path(), "s1", Some(written)), Err(NotMerged::Stale));
         let earlier = written - std::time::Duration::from_secs(5);
         assert_eq!(
-            load(&path, "s1", Some(earlier))
+            load(&path, dir.path(), "s1", Some(earlier))
                 .unwrap()
                 .confidence
                 .map(UnitInterval::get),
             Some(0.9)
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_fifos_and_symlinks_out_of_the_repository_are_not_read() {
+        let repo = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let unreadable = |result: Result<SelfReport, NotMerged>| match result {
+            Err(NotMerged::Unreadable(why)) => why,
+            other => panic!("expected Unreadable, got {other:?}"),
+        };
+        // /dev/zero named directly (REFLECTION_INPUT=/dev/zero): refused before a byte is read.
+        assert_eq!(
+            unreadable(load(Path::new("/dev/zero"), repo.path(), "s1", None)),
+            "not a regular file (a character device); only regular files are read"
+        );
+        // A FIFO at the default place, with no writer: refused at once instead of blocking.
+        let fifo = repo.path().join("input.json");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert_eq!(
+            unreadable(load(&fifo, repo.path(), "s1", None)),
+            "not a regular file (a FIFO); only regular files are read"
+        );
+        // A symlink inside the repository to a file outside it is not followed; one to a file inside is.
+        let secret = outside.path().join("secret.json");
+        std::fs::write(&secret, br#"{"confidence":0.9}"#).unwrap();
+        let link = repo.path().join("link.json");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        assert_eq!(
+            unreadable(load(&link, repo.path(), "s1", None)),
+            "a symlink out of the repository; not followed"
+        );
+        let inside = repo.path().join("real.json");
+        std::fs::write(&inside, br#"{"confidence":0.25}"#).unwrap();
+        let link = repo.path().join("link2.json");
+        std::os::unix::fs::symlink(&inside, &link).unwrap();
+        assert_eq!(load(&link, repo.path(), "s1", None).unwrap().confidence.map(UnitInterval::get), Some(0.25));
+        // Configured outside the repository on purpose: read.
+        assert_eq!(load(&secret, repo.path(), "s1", None).unwrap().confidence.map(UnitInterval::get), Some(0.9));
     }
 }

@@ -12,8 +12,10 @@ pub const SIDECAR_SUFFIX: &str = ".reflection.json";
 const TIMESTAMP_LEN: usize = "20261121T113700.123456Z".len();
 
 /// Makes `raw` safe as a file-name component: `[A-Za-z0-9._-]` only, no leading dot (so no `..`), at most 128
-/// bytes; anything empty becomes `unknown`.
+/// bytes; anything empty becomes `unknown`. An id that had to be changed gets `-<hash of the raw id>` appended, so
+/// two ids that clean to the same text (`a/b`, `a_b`) never share a lock, attempt counter or sidecar name.
 pub fn sanitize_key(raw: &str) -> String {
+    const MAX: usize = 128;
     let cleaned: String = raw
         .chars()
         .map(|c| {
@@ -23,14 +25,24 @@ pub fn sanitize_key(raw: &str) -> String {
                 '_'
             }
         })
-        .take(128)
         .collect();
     let cleaned = cleaned.trim_start_matches('.');
-    if cleaned.is_empty() {
-        "unknown".to_string()
-    } else {
-        cleaned.to_string()
+    if raw.is_empty() {
+        return "unknown".to_string();
     }
+    if cleaned == raw && raw.len() <= MAX {
+        return cleaned.to_string();
+    }
+    let suffix = format!("-{:08x}", fnv1a32(raw.as_bytes()));
+    let keep = cleaned.len().min(MAX - suffix.len());
+    let head = if cleaned.is_empty() { "unknown" } else { &cleaned[..keep] };
+    format!("{head}{suffix}")
+}
+
+/// 32-bit FNV-1a: a stable, dependency-free hash for [`sanitize_key`]'s suffix (not for security: the key only has
+/// to differ between ids, and a collision costs a shared lock, not data).
+fn fnv1a32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193))
 }
 
 /// The file-name form of a capture time.
@@ -127,12 +139,17 @@ mod tests {
 
     #[test]
     fn keys_are_safe_file_name_components() {
-        assert_eq!(sanitize_key("../../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(sanitize_key("../../etc/passwd"), "_.._etc_passwd-6fadc99a");
         assert_eq!(sanitize_key("abc-123_X.y"), "abc-123_X.y");
-        assert_eq!(sanitize_key(".."), "unknown");
+        assert_eq!(sanitize_key(".."), "unknown-a3d4a70d");
         assert_eq!(sanitize_key(""), "unknown");
-        assert_eq!(sanitize_key("a/b\\c d\0e"), "a_b_c_d_e");
-        assert_eq!(sanitize_key(&"x".repeat(500)).len(), 128);
+        assert_eq!(sanitize_key("a/b\\c d\0e"), "a_b_c_d_e-5435e79f");
+        // Ids that clean to the same text keep apart (one lock and attempt counter each).
+        assert_eq!(sanitize_key("a/b"), "a_b-3a8e75c1");
+        assert_eq!(sanitize_key("a_b"), "a_b");
+        let long = sanitize_key(&"x".repeat(500));
+        assert_eq!(long, format!("{}-22310915", "x".repeat(119)));
+        assert_eq!(long.len(), 128);
     }
 
     #[test]

@@ -185,7 +185,7 @@ mod tests {
                 ),
                 (
                     "x.reflection.json",
-                    "cannot read: not a regular file (a FIFO); phase0 reads only regular files"
+                    "cannot read: not a regular file (a FIFO); only regular files are read"
                 ),
                 (
                     "zero.reflection.json",
