@@ -52,10 +52,11 @@ hook-uninstall *args:
 validate +files:
     cargo run --quiet --release --bin reflect-hook -- validate {{files}}
 
-# Hook benchmarks with hyperfine (small repo, mode off; REPO=path adds a large checkout vs git status)
+# Hook benchmarks with hyperfine (small repo, mode off, SessionStart; REPO=path adds a large checkout vs git status)
 bench REPO="":
     bench/hook.sh small
     bench/hook.sh off
+    bench/hook.sh session-start
     if [ -n "{{REPO}}" ]; then bench/hook.sh large "{{REPO}}"; else echo "pass REPO=<path> for the large-checkout benchmark"; fi
 
 # P1 calibration on a labeled corpus (JSONL): `just p1 corpus.jsonl [--out DIR] [--json] [--skip-invalid]`

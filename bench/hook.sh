@@ -5,6 +5,8 @@
 #   bench/hook.sh large REPO       a clone of REPO (any git repository, e.g. a checkout of git/git) with a few
 #                                  modified and untracked files
 #   bench/hook.sh off              mode off (REFLECTION_MODE unset)
+#   bench/hook.sh session-start    the SessionStart handler (prints the request; reads no git state), on the
+#                                  small repository, side by side with `cat` of the same payload
 #
 # Needs hyperfine (Debian: apt-get install hyperfine). Results go to $OUT (default target/bench) as JSON and
 # Markdown; the medians are printed at the end. Nothing from REPO is copied into this project.
@@ -14,7 +16,7 @@ out=${OUT:-${CARGO_TARGET_DIR:-$here/target}/bench}
 runs=${RUNS:-200}
 mkdir -p "$out"
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 2; }
-hook=$("$here/scripts/build-hook.sh")
+hook=${HOOK:-$("$here/scripts/build-hook.sh")}  # HOOK=path: an already built reflect-hook
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -74,5 +76,19 @@ case "${1:-}" in
       -n "true (process start floor)" "true"
     medians "$out/hook-off.json"
     ;;
-  *) echo "usage: bench/hook.sh small | large REPO | off" >&2; exit 2 ;;
+  session-start)
+    repo=$work/small
+    mkdir -p "$repo/src" && cd "$repo"
+    git init -q --initial-branch=main
+    echo "pub fn f() {}" > src/lib.rs && git add -A && git commit -qm init
+    printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}' "$repo" > "$work/start.json"
+    export REFLECTION_MODE=solo
+    # hyperfine 1.15 has no --input: both commands read the payload through the shell (its start is subtracted).
+    hyperfine --warmup 20 --runs "$runs" \
+      --export-json "$out/hook-session-start.json" --export-markdown "$out/hook-session-start.md" \
+      -n "reflect-hook session-start (solo)" "$hook session-start < $work/start.json > /dev/null" \
+      -n "cat (the same payload)" "cat < $work/start.json > /dev/null"
+    medians "$out/hook-session-start.json"
+    ;;
+  *) echo "usage: bench/hook.sh small | large REPO | off | session-start" >&2; exit 2 ;;
 esac

@@ -15,8 +15,8 @@
 pub mod hook;
 pub mod install;
 pub mod redact;
-pub mod regular_file;
 pub mod reflection;
+pub mod regular_file;
 pub mod risk;
 pub mod schema;
 pub mod surface;

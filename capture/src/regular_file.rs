@@ -28,10 +28,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!(
-                "not a regular file ({}); only regular files are read",
-                describe(&kind)
-            ),
+            format!("not a regular file ({}); only regular files are read", describe(&kind)),
         ))
     }
 }
@@ -51,7 +48,6 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     }
     Ok(bytes)
 }
-
 
 fn too_large(len: u64, cap: u64) -> io::Error {
     io::Error::new(

@@ -280,11 +280,15 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
     if spec.experiment != "p2" {
         return Err(format!("experiment = {:?}, expected \"p2\"", spec.experiment));
     }
-    if spec.version != 2 {
+    // Version 3 adds one rule ([link] same_branch_hours) to version 2, whose files still run as written.
+    if !(2..=3).contains(&spec.version) {
         return Err(format!(
-            "version = {}: this phase0 runs version 2 of the P2 instrument (line-evidence linkage)",
+            "version = {}: this phase0 runs versions 2 and 3 of the P2 instrument (line-evidence linkage)",
             spec.version
         ));
+    }
+    if spec.version == 2 && spec.link.same_branch_hours > 0 {
+        return Err("version = 2 with [link] same_branch_hours: that rule is version 3's".to_string());
     }
     let open_unit = |name: &str, value: f64| {
         if value > 0.0 && value < 1.0 {
@@ -430,7 +434,7 @@ mod tests {
             ),
             (0.05, 50, 7, 7)
         );
-        assert_eq!(spec.version, 2);
+        assert_eq!((spec.version, spec.link.same_branch_hours), (3, 24));
         assert_eq!(spec.link.mass_change_files, 100);
         assert!(spec.classify.ci_paths.iter().any(|p| p == "*_test.go"));
         assert_eq!(prereg.sha256, sha256_hex(P2_DEFAULT.as_bytes()));
@@ -467,6 +471,30 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .ends_with("revert.words[0] = \"\" has no letter or digit")
+        );
+
+        // A version-2 file runs as written (no same-branch rule); version 3's rule in a version-2 file is refused.
+        std::fs::write(
+            &path,
+            P2_DEFAULT
+                .replace("version = 3", "version = 2")
+                .replace("same_branch_hours = 24", ""),
+        )
+        .unwrap();
+        assert_eq!(Prereg::p2(Some(&path)).unwrap().spec.link.same_branch_hours, 0);
+        std::fs::write(&path, P2_DEFAULT.replace("version = 3", "version = 2")).unwrap();
+        assert_eq!(
+            Prereg::p2(Some(&path)).unwrap_err().to_string(),
+            format!(
+                "{}:1: version = 2 with [link] same_branch_hours: that rule is version 3's",
+                path.display()
+            )
+        );
+        std::fs::write(&path, P2_DEFAULT.replace("version = 3", "version = 4")).unwrap();
+        assert!(
+            Prereg::p2(Some(&path)).unwrap_err().to_string().ends_with(
+                "version = 4: this phase0 runs versions 2 and 3 of the P2 instrument (line-evidence linkage)"
+            )
         );
 
         std::fs::write(&path, P2_DEFAULT.replace("replicates = 2000", "replicates = 10")).unwrap();

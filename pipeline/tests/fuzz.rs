@@ -283,3 +283,17 @@ fn self_report_reader() {
         },
     );
 }
+
+#[test]
+fn assistant_message_block_reader() {
+    // The ```reflection block of Claude Code's `last_assistant_message` (or Codex's): text, any bytes as lossy UTF-8.
+    fuzz(
+        "assistant-message",
+        CASES,
+        true,
+        |bytes| match capture::hook::self_report::from_message(&String::from_utf8_lossy(bytes)) {
+            Ok(_) | Err(capture::hook::self_report::NotMerged::Missing) => Outcome::Accepted,
+            Err(reason) => Outcome::Refused(format!("fuzz-input: {reason}")),
+        },
+    );
+}

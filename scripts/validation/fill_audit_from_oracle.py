@@ -14,7 +14,9 @@ For every sheet row whose remedy has a judgement:
     bucket     = the oracle's bucket, `unclear` (or empty) -> ambiguous; empty when not a failure
     note       = "oracle <confidence>: <evidence>"
 
-Rows with no judgement are left empty (`phase0 p2 --audit` counts them as unaudited). Rows already filled are kept
+Rows with no judgement are left empty (`phase0 p2 --audit` counts them as unaudited), or dropped with
+--only-judged (to turn a sheet of every failure, `phase0 p2 audit --per-stratum 1000000`, into a validation sheet);
+judged remedies with no row are listed. Rows already filled are kept
 unless --overwrite. Counts go to stderr. Exit 2 on bad input, naming the file and line; nothing is written then.
 """
 import argparse
@@ -85,6 +87,8 @@ def main(argv):
     parser.add_argument("oracles", nargs="+")
     parser.add_argument("--out", required=True)
     parser.add_argument("--overwrite", action="store_true", help="replace reader columns already filled")
+    parser.add_argument("--only-judged", action="store_true",
+                        help="keep only the rows whose remedy has a judgement (a validation sheet of a whole run)")
     args = parser.parse_args(argv)
     try:
         judged = {}
@@ -113,12 +117,21 @@ def main(argv):
         else:
             fill(row, judgement[0])
             filled += 1
+    in_sheet = {row["remedy"].strip().lower() for row in rows}
+    if args.only_judged:
+        rows = [row for row in rows if row["remedy"].strip().lower() in judged]
     with open(args.out, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    print(f"{args.out}: {filled} rows filled, {unjudged} without a judgement (left empty), {kept} already filled",
+    dropped = " (dropped)" if args.only_judged else " (left empty)"
+    print(f"{args.out}: {filled} rows filled, {unjudged} without a judgement{dropped}, {kept} already filled",
           file=sys.stderr)
+    absent = sorted(remedy for remedy in judged if remedy not in in_sheet)
+    if absent:
+        # Judged remedies the run made no failure of (not detected as a fix, or skipped): not in the sheet.
+        print(f"{len(absent)} judged remedies have no row in the sheet: {' '.join(r[:12] for r in absent)}",
+              file=sys.stderr)
     return 0
 
 

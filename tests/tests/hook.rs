@@ -479,7 +479,13 @@ fn devices_and_fifos_as_self_report_never_hang_the_hook() {
     let repo = sandbox.repo("r", &[("a.txt", "a\n")]);
     let fifo = repo.join(".mosaic/reflection-input.json");
     std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     for input in ["/dev/zero", "/dev/urandom", ""] {
         let mut env = vec![SOLO];
         if !input.is_empty() {
@@ -488,9 +494,17 @@ fn devices_and_fifos_as_self_report_never_hang_the_hook() {
         let dir = reflections(&repo);
         let started = std::time::Instant::now();
         let written = run_bad_input(&sandbox, &repo, &stop_payload("s1", &repo), &env, &dir);
-        let what = if input.is_empty() { "a FIFO at the default path" } else { input };
+        let what = if input.is_empty() {
+            "a FIFO at the default path"
+        } else {
+            input
+        };
         // Far under the default budget: a read that had started would run until the budget or forever.
-        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{what}: {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{what}: {:?}",
+            started.elapsed()
+        );
         assert_eq!(written.len(), 1, "{what}");
         assert_eq!(written[0]["confidence"], Value::Null, "{what}");
         assert_eq!(written[0]["provenance"]["degraded"], true, "{what}");
@@ -508,7 +522,12 @@ fn session_ids_that_sanitise_alike_keep_their_own_attempt_counters() {
     }
     let mut attempts: Vec<(String, i64)> = sidecars(&reflections(&repo))
         .into_iter()
-        .map(|(_, doc)| (doc["session_id"].as_str().unwrap().to_string(), doc["provenance"]["reflection_attempt"].as_i64().unwrap()))
+        .map(|(_, doc)| {
+            (
+                doc["session_id"].as_str().unwrap().to_string(),
+                doc["provenance"]["reflection_attempt"].as_i64().unwrap(),
+            )
+        })
         .collect();
     attempts.sort();
     assert_eq!(

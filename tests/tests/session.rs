@@ -84,12 +84,31 @@ fn a_session_asks_and_each_turn_s_answer_reaches_its_sidecar() {
          \"description\": \"old key AKIAIOSFODNN7EXAMPLE may still be cached\"}, \
          \"known_not_in_diff\": \"token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 revoked\"}\n```",
     ];
+    // The team commits each turn's work as it happens (the sandbox's git otherwise dates every commit 2026-01-02).
+    let git_at = |days_later: i64, args: &[&str]| {
+        let now = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * days_later)).to_string();
+        let output = sandbox
+            .git_command(&repo)
+            .args(args)
+            .env("GIT_AUTHOR_DATE", &now)
+            .env("GIT_COMMITTER_DATE", &now)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    };
+    let mut commits = Vec::new();
     for (turn, message) in turns.iter().enumerate() {
         std::fs::write(repo.join(format!("src/turn{turn}.rs")), "fn f() {}\n").unwrap();
         assert_exit_0_stdout_empty(&stop(&sandbox, &repo, message));
         let all = sidecars(&repo.join(".mosaic/reflections"));
         assert_eq!(all.len(), turn + 1, "turn {turn}");
+        git_at(0, &["add", &format!("src/turn{turn}.rs")]);
+        git_at(0, &["commit", "--quiet", "-m", &format!("feat: turn {turn}")]);
+        commits.push(sandbox.git(&repo, &["rev-parse", "HEAD"]));
     }
+    // Two days later (after the session's slack: not the session undoing its own work), turn 0's work is
+    // reverted: its failure labels that turn wrong.
+    git_at(2, &["revert", "--no-edit", &commits[0]]);
     let all: Vec<Value> = sidecars(&repo.join(".mosaic/reflections"))
         .into_iter()
         .map(|(_, s)| s)
@@ -129,6 +148,56 @@ fn a_session_asks_and_each_turn_s_answer_reaches_its_sidecar() {
         std::fs::read_to_string(repo.join(".mosaic/.gitignore")).unwrap(),
         capture::hook::MOSAIC_GITIGNORE
     );
+
+    // The loop closes: `phase0 corpus` on the session's repository, once the outcome window has passed, gives one
+    // labeled row per turn with the confidence the agent reported (the reverted turn is wrong; the others right).
+    let corpus = sandbox.path().join("corpus.jsonl");
+    let as_of = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 40))
+        .strftime("%Y-%m-%d")
+        .to_string();
+    let output = std::process::Command::new(e2e::binary("phase0"))
+        .args(["corpus", "--reflections"])
+        .arg(repo.join(".mosaic/reflections"))
+        .arg("--repo")
+        .arg(&repo)
+        .args(["--as-of", &as_of, "--out"])
+        .arg(&corpus)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows: Vec<Value> = std::fs::read_to_string(&corpus)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let labeled: Vec<(Value, Value, Value)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["confidence"].clone(),
+                row["correct"].clone(),
+                row["label_reason"].clone(),
+            )
+        })
+        .collect();
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        labeled,
+        [
+            (json!(0.9), json!(false), json!("revert")),
+            (Value::Null, json!(true), json!("window-elapsed")),
+            (Value::Null, json!(true), json!("window-elapsed")),
+            (json!(0.35), json!(true), json!("window-elapsed")),
+        ],
+        "{summary}"
+    );
+    assert_eq!(rows[0]["failure_sha"], json!(commits[0]));
 }
 
 #[test]

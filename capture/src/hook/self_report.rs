@@ -78,7 +78,9 @@ pub fn load(
             "a symlink out of the repository; not followed".to_string(),
         ));
     }
-    let metadata = file.metadata().map_err(|error| NotMerged::Unreadable(error.to_string()))?;
+    let metadata = file
+        .metadata()
+        .map_err(|error| NotMerged::Unreadable(error.to_string()))?;
     if metadata.len() > MAX_SELF_REPORT_BYTES {
         return Err(NotMerged::TooLarge);
     }
@@ -233,7 +235,10 @@ mod tests {
         let path = dir.path().join("input.json");
         assert_eq!(load(&path, dir.path(), "s1", None), Err(NotMerged::Missing));
         std::fs::write(&path, br#"{"confidence":0.9,"session_id":"s2"}"#).unwrap();
-        assert_eq!(load(&path, dir.path(), "s1", None), Err(NotMerged::OtherSession("s2".into())));
+        assert_eq!(
+            load(&path, dir.path(), "s1", None),
+            Err(NotMerged::OtherSession("s2".into()))
+        );
         std::fs::write(&path, br#"{"confidence":0.9}"#).unwrap();
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
         assert_eq!(load(&path, dir.path(), "s1", Some(written)), Err(NotMerged::Stale));
@@ -263,7 +268,13 @@ mod tests {
         );
         // A FIFO at the default place, with no writer: refused at once instead of blocking.
         let fifo = repo.path().join("input.json");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
         assert_eq!(
             unreadable(load(&fifo, repo.path(), "s1", None)),
             "not a regular file (a FIFO); only regular files are read"
@@ -281,8 +292,20 @@ mod tests {
         std::fs::write(&inside, br#"{"confidence":0.25}"#).unwrap();
         let link = repo.path().join("link2.json");
         std::os::unix::fs::symlink(&inside, &link).unwrap();
-        assert_eq!(load(&link, repo.path(), "s1", None).unwrap().confidence.map(UnitInterval::get), Some(0.25));
+        assert_eq!(
+            load(&link, repo.path(), "s1", None)
+                .unwrap()
+                .confidence
+                .map(UnitInterval::get),
+            Some(0.25)
+        );
         // Configured outside the repository on purpose: read.
-        assert_eq!(load(&secret, repo.path(), "s1", None).unwrap().confidence.map(UnitInterval::get), Some(0.9));
+        assert_eq!(
+            load(&secret, repo.path(), "s1", None)
+                .unwrap()
+                .confidence
+                .map(UnitInterval::get),
+            Some(0.9)
+        );
     }
 }

@@ -35,14 +35,20 @@ pub fn sanitize_key(raw: &str) -> String {
     }
     let suffix = format!("-{:08x}", fnv1a32(raw.as_bytes()));
     let keep = cleaned.len().min(MAX - suffix.len());
-    let head = if cleaned.is_empty() { "unknown" } else { &cleaned[..keep] };
+    let head = if cleaned.is_empty() {
+        "unknown"
+    } else {
+        &cleaned[..keep]
+    };
     format!("{head}{suffix}")
 }
 
 /// 32-bit FNV-1a: a stable, dependency-free hash for [`sanitize_key`]'s suffix (not for security: the key only has
 /// to differ between ids, and a collision costs a shared lock, not data).
 fn fnv1a32(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193))
+    bytes.iter().fold(0x811c_9dc5, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// The file-name form of a capture time.

@@ -234,10 +234,11 @@ pub enum LinkRule {
     FixFiles,
     FixUnattributed,
     FixDependencyBump,
+    FixSameBranch,
 }
 
 impl LinkRule {
-    pub const ALL: [LinkRule; 16] = [
+    pub const ALL: [LinkRule; 17] = [
         LinkRule::RevertSha,
         LinkRule::RevertSubject,
         LinkRule::RevertShaOutsideHistory,
@@ -254,6 +255,7 @@ impl LinkRule {
         LinkRule::FixFiles,
         LinkRule::FixUnattributed,
         LinkRule::FixDependencyBump,
+        LinkRule::FixSameBranch,
     ];
 
     pub fn id(self) -> &'static str {
@@ -274,6 +276,7 @@ impl LinkRule {
             LinkRule::FixFiles => "fix-after-change.files",
             LinkRule::FixUnattributed => "fix-after-change.unattributed",
             LinkRule::FixDependencyBump => "fix-after-change.dependency-bump",
+            LinkRule::FixSameBranch => "fix-after-change.same-branch",
         }
     }
 
@@ -308,6 +311,10 @@ impl LinkRule {
             }
             LinkRule::FixDependencyBump => {
                 "a fix touching only dependency manifests: a version bump, whose defect lies in the dependency"
+            }
+            LinkRule::FixSameBranch => {
+                "a fix whose lines were last added by a commit of its own merged branch (both reached the main line \
+                 in one merge): the defect never landed on its own, so no failing change is named"
             }
             LinkRule::FixUnattributed => {
                 "a fix naming no SHA whose removed lines no change in the window added (the defect is older), or with \
@@ -587,6 +594,8 @@ pub struct HistorySummary {
     pub mass_changes: u64,
     /// Fixes touching only dependency manifests (version bumps): never linked.
     pub dependency_bumps: u64,
+    /// Fixes whose lines a commit of their own merged branch last added (`fix-after-change.same-branch`).
+    pub same_branch_fixes: u64,
     /// Fixes whose window held more candidate changes than `max_candidates` (the oldest were not considered).
     pub fix_windows_truncated: u64,
     /// `Fixes:` trailer values that do not start with a SHA (`#123`).
@@ -849,6 +858,8 @@ struct History<'a> {
     by_id: Vec<(ObjectId, usize)>,
     /// Subject → positions, ascending (newest first). Hashed with foldhash: all 82k subjects of git.git go in.
     by_subject: foldhash::HashMap<&'a str, Vec<usize>>,
+    /// Per position, the main-line commit through which it reached the main line ([`landings`]).
+    landing: Vec<usize>,
 }
 
 impl<'a> History<'a> {
@@ -877,6 +888,7 @@ impl<'a> History<'a> {
         );
         summary.commits = rows.len() as u64;
         summary.merges = parsed.iter().filter(|p| p.merge).count() as u64;
+        let landing = landings(&rows, &position);
         Self {
             matchers,
             rows,
@@ -884,7 +896,24 @@ impl<'a> History<'a> {
             position,
             by_id,
             by_subject,
+            landing,
         }
+    }
+
+    /// Whether `candidate` reached the main line in the same merge as `remedy`, both from the merged side
+    /// branch, and was committed at most `hours` before it: an earlier commit of the fix's own pull request,
+    /// polished before anyone used it. (A topic fixed days later, as git.git's are while they cook in `next`,
+    /// was in use: its defect counts.) `hours` 0 turns the rule off.
+    fn same_branch(&self, remedy: usize, candidate: usize, hours: u32) -> bool {
+        let landing = self.landing[remedy];
+        hours > 0
+            && landing != remedy
+            && landing != NO_LANDING
+            && self.landing[candidate] == landing
+            && self.rows[remedy]
+                .commit_time
+                .saturating_sub(self.rows[candidate].commit_time)
+                <= i64::from(hours) * 3600
     }
 
     fn resolve(&self, sha: &str) -> Resolved {
@@ -921,6 +950,54 @@ impl<'a> History<'a> {
         let positions = self.by_subject.get(subject.trim())?;
         positions.get(positions.partition_point(|&p| p <= pos)).copied()
     }
+}
+
+/// [`History::landing`] of a commit whose way to the main line is unknown.
+const NO_LANDING: usize = usize::MAX;
+
+/// For every position, the main-line commit through which it reached the main line: itself for a commit on the
+/// first-parent chain of a tip (a walked commit that is no walked commit's parent), else the oldest main-line
+/// merge from whose side parents it is reachable. Computed oldest merge first, so a commit goes to the merge that
+/// first brought it in. `rows` newest first; `position` maps ids to positions.
+fn landings(rows: &[&CommitRow], position: &gix::hashtable::HashMap<ObjectId, usize>) -> Vec<usize> {
+    let mut landing = vec![NO_LANDING; rows.len()];
+    let mut is_parent = vec![false; rows.len()];
+    for row in rows {
+        for parent in &row.parents {
+            if let Some(&pos) = position.get(parent) {
+                is_parent[pos] = true;
+            }
+        }
+    }
+    let mut main_line: Vec<usize> = Vec::new();
+    for tip in (0..rows.len()).filter(|&pos| !is_parent[pos]) {
+        let mut next = Some(tip);
+        while let Some(pos) = next.filter(|&pos| landing[pos] == NO_LANDING) {
+            landing[pos] = pos;
+            main_line.push(pos);
+            next = rows[pos].parents.first().and_then(|id| position.get(id).copied());
+        }
+    }
+    // Oldest first: the largest position is the oldest commit.
+    main_line.sort_unstable_by(|a, b| b.cmp(a));
+    let mut stack: Vec<usize> = Vec::new();
+    for &merge in &main_line {
+        stack.extend(
+            rows[merge]
+                .parents
+                .iter()
+                .skip(1)
+                .filter_map(|id| position.get(id).copied()),
+        );
+        while let Some(pos) = stack.pop() {
+            if landing[pos] != NO_LANDING {
+                continue;
+            }
+            landing[pos] = merge;
+            stack.extend(rows[pos].parents.iter().filter_map(|id| position.get(id).copied()));
+        }
+    }
+    landing
 }
 
 /// Detects, links and classifies every failure in `commits` (the walked history, any order; the scanner gives
@@ -1119,10 +1196,18 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
         let blame = &blames[index];
         let top = blame.top();
         if let Some(named) = checked.get(&remedy) {
-            self_check.add(top.map(|(c, _)| c), named);
+            let blind = top
+                .map(|(c, _)| c)
+                .filter(|&c| !history.same_branch(remedy, c, spec.link.same_branch_hours));
+            self_check.add(blind, named);
             continue;
         }
         let weak = fallback[index].filter(|pos| !mass.contains(pos));
+        // A fix of its own branch's work (the lines it rewrites came from a commit merged with it): the defect never
+        // landed on the main line on its own; no failing change is named, and no weaker link is tried.
+        let hours = spec.link.same_branch_hours;
+        let own_branch = top.is_some_and(|(candidate, _)| history.same_branch(remedy, candidate, hours));
+        let weak = weak.filter(|&pos| !history.same_branch(remedy, pos, hours));
         let bump = got.get(remedy).is_some_and(|diff| {
             let mut files = diff.files.iter().filter(|file| !ignore.matches(&file.path)).peekable();
             files.peek().is_some() && files.all(|file| history.matchers.dependency_manifests.matches(&file.path))
@@ -1135,6 +1220,19 @@ pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'
                 failing_ref: None,
                 kind: FailureKind::FixAfterChange,
                 link: LinkRule::FixDependencyBump,
+                evidence: Evidence::None,
+                evidence_lines: None,
+            });
+            continue;
+        }
+        if own_branch {
+            summary.same_branch_fixes += 1;
+            pending.push(Pending {
+                remedy,
+                failing: None,
+                failing_ref: None,
+                kind: FailureKind::FixAfterChange,
+                link: LinkRule::FixSameBranch,
                 evidence: Evidence::None,
                 evidence_lines: None,
             });

@@ -502,6 +502,23 @@ pub struct RepoAudit {
     pub link_ok: u64,
     pub link_precision: Option<Interval>,
     pub agreement: Agreement,
+    pub bucketed: Bucketed,
+}
+
+/// The figures of the failures the tool put in a bucket (ci, human review, self-reflection): the ones the share is
+/// computed from. The tool abstains on the rest (`ambiguous`), which [`Agreement`] over all failures counts as
+/// disagreement whatever the reader says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Bucketed {
+    /// Reader failures the tool bucketed, of all reader failures (the tool's coverage).
+    pub failures: u64,
+    pub coverage: Option<Interval>,
+    /// `failing_ok = yes` among them.
+    pub link_judged: u64,
+    pub link_ok: u64,
+    pub link_precision: Option<Interval>,
+    /// Tool bucket vs reader bucket over them (a reader's `ambiguous` counts as a disagreement).
+    pub agreement: Agreement,
 }
 
 /// The confusion matrix: rows are the tool's buckets, columns the reader's ([`READER_COLUMNS`]).
@@ -546,6 +563,7 @@ pub struct AuditSummary {
     pub link_judged: u64,
     pub link_ok: u64,
     pub link_precision: Option<Interval>,
+    pub bucketed: Bucketed,
     pub by_repo: Vec<RepoAudit>,
     pub corrected: CorrectedShare,
 }
@@ -563,24 +581,43 @@ fn bucket_index(bucket: Bucket) -> usize {
     Bucket::ALL.iter().position(|&b| b == bucket).unwrap_or_default()
 }
 
-/// Link and agreement figures of some rows.
-fn link_and_agreement(rows: &[&ReadRow]) -> (u64, u64, u64, u64, Agreement) {
+/// Link and agreement figures of some rows (audited, failures, link judged, link ok, agreement, bucketed).
+fn link_and_agreement(rows: &[&ReadRow], alpha: f64) -> (u64, u64, u64, u64, Agreement, Bucketed) {
     let audited = rows.iter().filter(|r| r.judgement != Judgement::Unaudited).count() as u64;
     let mut failures = 0;
     let (mut judged, mut ok) = (0, 0);
     let mut pairs = Vec::new();
+    let (mut bucketed_judged, mut bucketed_ok) = (0, 0);
+    let mut bucketed_pairs = Vec::new();
     for row in rows {
         if let Judgement::Failure { failing_ok, bucket } = row.judgement {
             failures += 1;
+            let tool_bucketed = row.stratum.tool != Bucket::Ambiguous;
             if let Some(good) = failing_ok {
                 judged += 1;
                 ok += u64::from(good);
+                if tool_bucketed {
+                    bucketed_judged += 1;
+                    bucketed_ok += u64::from(good);
+                }
             }
-            pairs.push((bucket_index(row.stratum.tool), bucket_index(bucket)));
+            let pair = (bucket_index(row.stratum.tool), bucket_index(bucket));
+            pairs.push(pair);
+            if tool_bucketed {
+                bucketed_pairs.push(pair);
+            }
         }
     }
     let agreement = ConfusionMatrix::of(Bucket::ALL.len(), pairs).agreement();
-    (audited, failures, judged, ok, agreement)
+    let bucketed = Bucketed {
+        failures: bucketed_pairs.len() as u64,
+        coverage: wilson(bucketed_pairs.len() as u64, failures, alpha),
+        link_judged: bucketed_judged,
+        link_ok: bucketed_ok,
+        link_precision: wilson(bucketed_ok, bucketed_judged, alpha),
+        agreement: ConfusionMatrix::of(Bucket::ALL.len(), bucketed_pairs).agreement(),
+    };
+    (audited, failures, judged, ok, agreement, bucketed)
 }
 
 /// Per-stratum tallies for the corrected share: (population, audited, self-reflection, classified).
@@ -644,7 +681,7 @@ pub fn evaluate(
     alpha: f64,
 ) -> AuditSummary {
     let all: Vec<&ReadRow> = rows.iter().collect();
-    let (audited, failures, link_judged, link_ok, agreement) = link_and_agreement(&all);
+    let (audited, failures, link_judged, link_ok, agreement, bucketed) = link_and_agreement(&all, alpha);
 
     let mut by_stratum: BTreeMap<&Stratum, Vec<&ReadRow>> = population.keys().map(|s| (s, Vec::new())).collect();
     for row in rows {
@@ -715,7 +752,7 @@ pub fn evaluate(
     let by_repo = repos
         .into_iter()
         .map(|(repo, members)| {
-            let (audited, failures, judged, ok, agreement) = link_and_agreement(&members);
+            let (audited, failures, judged, ok, agreement, bucketed) = link_and_agreement(&members, alpha);
             RepoAudit {
                 repo: repo.to_string(),
                 audited,
@@ -725,6 +762,7 @@ pub fn evaluate(
                 link_ok: ok,
                 link_precision: wilson(ok, judged, alpha),
                 agreement,
+                bucketed,
             }
         })
         .collect();
@@ -748,6 +786,7 @@ pub fn evaluate(
         link_judged,
         link_ok,
         link_precision: wilson(link_ok, link_judged, alpha),
+        bucketed,
         by_repo,
         corrected: corrected_share(&tallies, spec, alpha),
     }
@@ -791,7 +830,8 @@ pub fn decide_on_corrected(raw: &ShareVerdict, corrected: &CorrectedShare, thres
     }
 }
 
-/// The validation table of some audits as markdown: one row per repository, then all of them.
+/// The validation table of some audits as markdown: one row per repository, then all of them. The first columns
+/// count every audited row; the last three only the failures the tool put in a bucket ([`Bucketed`]).
 pub fn validation_table(summary: &AuditSummary) -> String {
     let pct = |i: &Option<Interval>| {
         i.map_or("–".to_string(), |i| {
@@ -800,19 +840,33 @@ pub fn validation_table(summary: &AuditSummary) -> String {
     };
     let num = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.3}"));
     let mut out = String::from(
-        "| repository | audited | failures | failure precision | link precision (ok/judged) | bucket agreement | kappa |\n\
-         |---|---:|---:|---|---|---:|---:|\n",
+        "| repository | audited | failures | failure precision | link precision (ok/judged) | bucket agreement | kappa \
+         | bucketed (of failures) | link precision, bucketed | agreement, bucketed | kappa, bucketed |\n\
+         |---|---:|---:|---|---|---:|---:|---:|---|---:|---:|\n",
     );
-    let mut line =
-        |repo: &str, audited, failures, fp: &Option<Interval>, ok, judged, lp: &Option<Interval>, a: &Agreement| {
-            out.push_str(&format!(
-                "| {repo} | {audited} | {failures} | {} | {} ({ok}/{judged}) | {} | {} |\n",
-                pct(fp),
-                pct(lp),
-                num(a.observed),
-                num(a.kappa)
-            ));
-        };
+    let mut line = |repo: &str,
+                    audited,
+                    failures,
+                    fp: &Option<Interval>,
+                    ok,
+                    judged,
+                    lp: &Option<Interval>,
+                    a: &Agreement,
+                    b: &Bucketed| {
+        out.push_str(&format!(
+            "| {repo} | {audited} | {failures} | {} | {} ({ok}/{judged}) | {} | {} | {} of {failures} | {} ({}/{}) | {} | {} |\n",
+            pct(fp),
+            pct(lp),
+            num(a.observed),
+            num(a.kappa),
+            b.failures,
+            pct(&b.link_precision),
+            b.link_ok,
+            b.link_judged,
+            num(b.agreement.observed),
+            num(b.agreement.kappa),
+        ));
+    };
     for r in &summary.by_repo {
         line(
             &r.repo,
@@ -823,6 +877,7 @@ pub fn validation_table(summary: &AuditSummary) -> String {
             r.link_judged,
             &r.link_precision,
             &r.agreement,
+            &r.bucketed,
         );
     }
     let failures = summary.by_repo.iter().map(|r| r.failures).sum::<u64>();
@@ -835,6 +890,7 @@ pub fn validation_table(summary: &AuditSummary) -> String {
         summary.link_judged,
         &summary.link_precision,
         &summary.agreement,
+        &summary.bucketed,
     );
     out
 }

@@ -191,6 +191,10 @@ pub fn audit_formatted(audit: &P2Audit) -> serde_json::Value {
         "agreement_n": s.agreement.n,
         "failure_precision": ratio(&s.failure_precision, s.by_tool_bucket.iter().map(|b| b.failures).sum(), s.audited),
         "link_precision": ratio(&s.link_precision, s.link_ok, s.link_judged),
+        "bucketed_n": s.bucketed.failures,
+        "bucketed_agreement": optional(s.bucketed.agreement.observed),
+        "bucketed_kappa": optional(s.bucketed.agreement.kappa),
+        "bucketed_link_precision": ratio(&s.bucketed.link_precision, s.bucketed.link_ok, s.bucketed.link_judged),
         "corrected": percent(&s.corrected.share),
         "corrected_ci": percent_ci(&s.corrected.share),
         "corrected_method": s.corrected.method,
@@ -422,6 +426,13 @@ fn audit_lines(out: &mut String, audit: &P2Audit) {
         s.agreement.n,
         text("kappa"),
         text("link_precision")
+    ));
+    out.push_str(&format!(
+        "  bucketed        {} of them put in a bucket by the tool: agreement {}, kappa {}; links {}\n",
+        s.bucketed.failures,
+        text("bucketed_agreement"),
+        text("bucketed_kappa"),
+        text("bucketed_link_precision")
     ));
     let basis = if audit.raw_verdict.n_still_needed > 0 {
         "too few classified failures for any verdict".to_string()

@@ -82,6 +82,11 @@ pub struct P2Link {
     pub mass_change_types: Vec<String>,
     /// Prose keywords of mass-change subjects (formatting, renames, vendoring, releases).
     pub mass_change_keywords: Vec<String>,
+    /// A candidate merged into the main line by the same merge as the fix (its own branch) and committed at most
+    /// this many hours before it is never the failing change: a fix whose lines blame to one is
+    /// `fix-after-change.same-branch` (version 3; absent or 0 = off, as in version 2).
+    #[serde(default)]
+    pub same_branch_hours: u32,
 }
 
 /// Detection rule 3: a fix that names no SHA, linked to the change it follows.

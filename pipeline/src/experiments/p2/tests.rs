@@ -1329,3 +1329,89 @@ fn rule_ids_are_unique_and_documented() {
     );
     assert_eq!(analysis.verdict.kind, VerdictKind::Inconclusive);
 }
+
+/// Version 3 (`[link] same_branch_hours`): a fix whose rewritten lines came from an earlier commit of its own
+/// merged branch committed less than a day before (a pull request's polish, as on rust-lang/cargo) names no failing
+/// change; the same lines on the main line link as before, and so does a branch commit older than the limit. Main line: 1 (root) ← 5 (merge of the branch 2 ← 3, 3 fixing 2) ← 6 (a fix of 4's
+/// lines, 4 on the main line before the merge).
+#[test]
+fn a_fix_of_its_own_branch_names_no_failing_change() {
+    let mut fixture = Fixture::new(vec![
+        c(1, 0.0, "add a", add_a()),
+        c(
+            2,
+            1.0,
+            "feat: parse b",
+            vec![file("src/b.rs", &["    let b = parse(input);"], &[])],
+        ),
+        c(
+            3,
+            1.1,
+            "fix: parse b from the trimmed input",
+            vec![file(
+                "src/b.rs",
+                &["    let b = parse(input.trim());"],
+                &["    let b = parse(input);"],
+            )],
+        ),
+        c(
+            4,
+            1.5,
+            "feat: count c",
+            vec![file("src/c.rs", &["    let c = count(items);"], &[])],
+        ),
+        c(5, 2.0, "Merge pull request #7 from someone/parse-b", vec![]),
+        c(
+            6,
+            3.0,
+            "fix: count only visible items",
+            vec![file(
+                "src/c.rs",
+                &["    let c = count(visible(items));"],
+                &["    let c = count(items);"],
+            )],
+        ),
+    ]);
+    let set_parents = |fixture: &mut Fixture, n: u32, parents: &[u32]| {
+        let commit = fixture.commits.iter_mut().find(|commit| commit.id == oid(n)).unwrap();
+        commit.parents = parents.iter().map(|&p| oid(p)).collect();
+    };
+    set_parents(&mut fixture, 2, &[1]);
+    set_parents(&mut fixture, 3, &[2]);
+    set_parents(&mut fixture, 4, &[1]);
+    set_parents(&mut fixture, 5, &[4, 3]);
+    set_parents(&mut fixture, 6, &[5]);
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                6,
+                Some(4),
+                FailureKind::FixAfterChange,
+                "fix-after-change.lines",
+                ClassRule::ReviewLines
+            ),
+            row(
+                3,
+                None,
+                FailureKind::FixAfterChange,
+                "fix-after-change.same-branch",
+                ClassRule::AmbiguousUnattributedFix
+            ),
+        ]
+    );
+    assert_eq!(analysis.history.same_branch_fixes, 1);
+    assert_eq!(analysis.history.fixes_linked, 1);
+
+    // Version 2 (the rule off) linked the branch's own fix to the branch's first commit; so does a limit shorter
+    // than the 2.4 hours between them (a topic fixed after it was in use).
+    for hours in [0, 2] {
+        let mut other = spec();
+        other.link.same_branch_hours = hours;
+        let (analysis, _) = fixture.run_with(&fixture.sorted(), &other);
+        assert_eq!(analysis.failures[1].failing, Some(hex(2)), "{hours}");
+        assert_eq!(analysis.failures[1].link_rule, LinkRule::FixLines, "{hours}");
+        assert_eq!(analysis.history.same_branch_fixes, 0, "{hours}");
+    }
+}

@@ -4,7 +4,8 @@
 Reads every sheet given (default: hand-made.csv beside this script) and prints, per repository and for all rows:
 the audited rows, the failures, link ok/judged, observed agreement (sklearn accuracy_score) and Cohen's kappa
 (sklearn cohen_kappa_score) of tool_bucket vs the reader's bucket over the rows the reader calls failures; then
-the stratum-weighted corrected only-self-reflection share (point estimate).
+the same over the failures the tool put in a bucket; then the stratum-weighted corrected only-self-reflection share
+(point estimate).
 
     python3 pipeline/tests/data/p2-audit/kappa_reference.py [SHEET.csv ...]
 """
@@ -14,6 +15,18 @@ from collections import defaultdict
 from pathlib import Path
 
 from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+
+def bucketed(rows):
+    """The same over the failures the tool put in a bucket (tool_bucket is not ambiguous)."""
+    failures = [r for r in rows if r["is_failure"] == "yes" and r["tool_bucket"] != "ambiguous"]
+    judged = [r for r in failures if r["failing_ok"]]
+    ok = [r for r in judged if r["failing_ok"] == "yes"]
+    tool = [r["tool_bucket"] for r in failures]
+    reader = [r["bucket"] for r in failures]
+    kappa = cohen_kappa_score(tool, reader) if failures else float("nan")
+    observed = accuracy_score(tool, reader) if failures else float("nan")
+    return len(failures), len(ok), len(judged), observed, kappa
 
 
 def figures(rows):
@@ -53,6 +66,8 @@ def main():
     for repo in sorted(by_repo) + ["all"]:
         a, f, ok, judged, observed, kappa = figures(rows if repo == "all" else by_repo[repo])
         print(f"{repo}: audited {a}, failures {f}, link {ok}/{judged}, agreement {observed!r}, kappa {kappa!r}")
+        n, ok, judged, observed, kappa = bucketed(rows if repo == "all" else by_repo[repo])
+        print(f"  bucketed {n}, link {ok}/{judged}, agreement {observed!r}, kappa {kappa!r}")
     print(f"corrected self-reflection share {corrected(rows)!r}")
 
 
