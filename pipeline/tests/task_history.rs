@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
-use pipeline::scan::board::{Format, StatusCategory, StatusChange, Task};
+use pipeline::scan::board::{Format, RemovalReason, StatusCategory, StatusChange, Task};
 use pipeline::scan::task_history::{self, TaskFileHistory, TaskHistoryError, board_from_history};
 
 use StatusCategory::{Cancelled, Done, InProgress, Todo};
@@ -93,7 +93,20 @@ fn change(at: Timestamp, from: Option<&str>, to: &str, to_category: StatusCatego
         from: from.map(str::to_owned),
         to: to.to_owned(),
         to_category,
+        provenance: None,
     }
+}
+
+/// The task's history without the provenance of each change (checked on its own where it matters).
+fn plain(task: &Task) -> Vec<StatusChange> {
+    task.history
+        .iter()
+        .flatten()
+        .map(|c| StatusChange {
+            provenance: None,
+            ..c.clone()
+        })
+        .collect()
 }
 
 fn ids(history: &TaskFileHistory) -> Vec<&str> {
@@ -140,7 +153,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // Completed, reopened (on the merge of the side branch, 11-10), completed again.
     let bd1 = task(&h, "bd-1");
     assert_eq!(
-        bd1.history.as_deref().unwrap(),
+        plain(bd1),
         [
             change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
             change(day(4), Some("open"), "in_progress", InProgress),
@@ -151,6 +164,29 @@ fn beads_history_is_rebuilt_from_the_commits() {
     );
     assert_eq!(bd1.reopened_at, [day(10)]);
     assert!(bd1.was_reopened());
+    // Each change names the first-parent commit that shows it (the reopen: the merge, HEAD~3), its author, how
+    // many tasks changed status in it; nothing here is stale, reverted or restored.
+    let provenance: Vec<(String, &str, u64, bool, bool)> = bd1
+        .history
+        .iter()
+        .flatten()
+        .map(|c| {
+            let p = c.provenance.as_deref().unwrap();
+            (p.commit.clone(), p.author.as_str(), p.status_changes_in_commit, p.stale, p.restores_completion)
+        })
+        .collect();
+    assert_eq!(
+        provenance,
+        [
+            (fx.rev("HEAD~10"), "Ada Author", 0, false, false),
+            (fx.rev("HEAD~8"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~7"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~3"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~1"), "Ada Author", 1, false, false),
+        ]
+    );
+    assert!(bd1.history.iter().flatten().all(|c| c.provenance.as_ref().unwrap().reverted_by.is_none()));
+    assert_eq!(bd1.removed, None);
     assert_eq!(bd1.created, Some(ts("2025-11-01T09:00:00Z")));
     // beads states `closed_at`: the file's completion time of the current closed state is kept; the first
     // completion is the history's first change into Done.
@@ -161,7 +197,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // Cancelled ("won't fix"), never reopened.
     let bd2 = task(&h, "bd-2");
     assert_eq!(
-        bd2.history.as_deref().unwrap(),
+        plain(bd2),
         [
             change(ts("2025-11-02T07:00:00Z"), None, "open", Todo),
             change(day(12), Some("open"), "closed", Cancelled),
@@ -175,7 +211,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
 
     // Created closed without `closed_at`: completed and first seen at its first commit.
     let bd4 = task(&h, "bd-4");
-    assert_eq!(bd4.history.as_deref().unwrap(), [change(day(14), None, "closed", Done)]);
+    assert_eq!(plain(bd4), [change(day(14), None, "closed", Done)]);
     assert_eq!(bd4.created, Some(ts("2025-11-13T12:00:00Z")));
     assert_eq!(bd4.completed, Some(day(14)));
 
@@ -183,7 +219,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // (11-07); removed in c12 and kept as last seen.
     let bd3 = task(&h, "bd-3");
     assert_eq!(
-        bd3.history.as_deref().unwrap(),
+        plain(bd3),
         [
             change(day(4), None, "open", Todo),
             change(day(7), Some("open"), "in_progress", InProgress)
@@ -192,6 +228,11 @@ fn beads_history_is_rebuilt_from_the_commits() {
     assert_eq!(bd3.created, Some(day(4)));
     assert_eq!(bd3.completed, None);
     assert_eq!(bd3.status, "in_progress");
+    // Removed in c12: the first version without it.
+    assert_eq!(
+        bd3.removed.as_ref().map(|r| (r.at, r.commit.clone(), r.reason)),
+        Some((day(15), fx.rev("HEAD"), RemovalReason::Deleted))
+    );
     assert!(bd3.reopened_at.is_empty());
 
     assert_eq!(h.board.newest_timestamp(), Some(day(14)));
@@ -298,7 +339,7 @@ fn a_shallow_clone_starts_at_its_boundary() {
     );
     let bd1 = task(&h, "bd-1");
     assert_eq!(
-        bd1.history.as_deref().unwrap(),
+        plain(bd1),
         [
             change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
             change(day(14), Some("open"), "closed", Done),
@@ -335,7 +376,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
     // No `completed_at` in the file: completed is the first completion (11-05), not the second (11-14).
     let t1 = task(&h, "T-1");
     assert_eq!(
-        t1.history.as_deref().unwrap(),
+        plain(t1),
         [
             change(day(2), None, "todo", Todo),
             change(day(4), Some("todo"), "in progress", InProgress),
@@ -350,7 +391,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
 
     let t2 = task(&h, "T-2");
     assert_eq!(
-        t2.history.as_deref().unwrap(),
+        plain(t2),
         [
             change(ts("2025-11-02T07:00:00Z"), None, "todo", Todo),
             change(day(12), Some("todo"), "cancelled", Cancelled),
@@ -362,7 +403,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
 
     let t3 = task(&h, "T-3");
     assert_eq!(
-        t3.history.as_deref().unwrap(),
+        plain(t3),
         [
             change(day(4), None, "todo", Todo),
             change(day(7), Some("todo"), "in progress", InProgress)
@@ -388,7 +429,7 @@ fn a_directory_reads_every_jsonl_file_in_it() {
         h.board.notes
     );
     let t4 = task(&h, "T-4");
-    assert_eq!(t4.history.as_deref().unwrap(), [change(day(14), None, "done", Done)]);
+    assert_eq!(plain(t4), [change(day(14), None, "done", Done)]);
     assert_eq!((t4.created, t4.completed), (Some(day(14)), Some(day(14))));
     assert_eq!(task(&h, "T-1").reopened_at, [day(10)]);
     assert_eq!(task(&h, "T-1").completed, Some(day(5)));
