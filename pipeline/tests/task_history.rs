@@ -653,3 +653,173 @@ fn ten_thousand_commits_timing() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// P3 version 2 on a history with every artifact (`tests/fixtures/task_history/artifacts.sh`)
+
+/// Runs `phase0 p3 --repo` (the library) on the fixture, under the embedded prereg (version 2) or version 1;
+/// returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
+fn p3_on(fx: &Fixture, version_one: bool) -> (String, String, String) {
+    use pipeline::commands::p3::{P3Args, run};
+    let out = fx.tmp.path().join(if version_one { "v1" } else { "v2" });
+    let prereg = version_one.then(|| {
+        let v2 = include_str!("../../experiments/p3.toml");
+        let v1 = &v2[..v2.find("\n[history]").unwrap()];
+        let path = fx.tmp.path().join("p3-v1.toml");
+        std::fs::write(&path, v1.replace("version = 2\n", "")).unwrap();
+        path
+    });
+    let outcome = run(&P3Args {
+        format: "auto".into(),
+        out: out.clone(),
+        as_of: Some("2026-04-01".into()),
+        repo: Some(fx.root.clone()),
+        prereg,
+        ..P3Args::default()
+    })
+    .unwrap();
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    (outcome.summary, read("p3-tasks.csv"), read("p3-signals.csv"))
+}
+
+#[test]
+fn version_two_sets_each_artifact_aside_task_by_task() {
+    let fx = Fixture::build("artifacts.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{n}"));
+    let (summary, tasks, signals) = p3_on(&fx, false);
+    // Completed tasks, eligible (the as-of date is far past every window): their signals after the rules. The
+    // first bd-reuse (closed 01-02, its id taken on 01-05) and bd-temp (closed 01-02, deleted 01-09) left the
+    // file before their window elapsed: not eligible, not listed.
+    let bulk: String = (1..=11)
+        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,\n"))
+        .collect();
+    assert_eq!(
+        tasks,
+        format!(
+            "input,id,completed,censored,signals\n{bulk}\
+             0,bd-corrupt,2026-01-03T09:00:00Z,false,\n\
+             0,bd-impl,2026-01-04T09:00:00Z,false,\n\
+             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             0,bd-origin,2026-01-08T09:00:00Z,false,\n\
+             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-restored,2026-01-03T09:00:00Z,false,\n\
+             0,bd-stale,2026-01-03T09:00:00Z,false,\n"
+        )
+    );
+    // Every would-be signal with its evidence: the bulk reopens (c12, 11 status changes), the reverted
+    // corruption (c14, reverted by c15), the close restored with its earlier closed_at (c16), the stale copy
+    // (c7), the implementing commit five minutes after the close (c5), the split work twenty minutes after it
+    // (c10, same author); and the genuine ones: bd-luso's reopen (c7), the later fix (c12), the follow-up filed
+    // a week later by someone else (c18).
+    let bulk: String = (1..=11)
+        .map(|n| {
+            format!(
+                "0,bd-b{n:02},wrong.reopened,2026-01-10T09:00:00Z,{},bulk-commit,2026-01-02T09:00:00Z,\n",
+                c(6)
+            )
+        })
+        .collect();
+    assert_eq!(
+        signals,
+        format!(
+            "input,task,signal,at,commit,excluded_by,completed,detail\n{bulk}\
+             0,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
+             0,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
+             0,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
+             0,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
+             0,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
+             0,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
+            c(4),
+            c(13),
+            c(6),
+            c(11),
+            c(8),
+            c(0),
+            c(2),
+            c(11),
+        )
+    );
+    let line = |prefix: &str| {
+        summary
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in\n{summary}"))
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(
+        line("tasks "),
+        "tasks           19 completed with the 30-day window elapsed, 0 censored, 3 never completed, 0 without a completion time"
+    );
+    assert_eq!(
+        line("task file"),
+        "task file       .beads/issues.jsonl: 17 versions in 18 commits, none skipped"
+    );
+    assert_eq!(
+        line("as of"),
+        "as of           2026-04-01T00:00:00Z; newest commit 2026-01-15T12:00:00Z, 75 days before the as-of date"
+    );
+    assert_eq!(
+        line("removed"),
+        "removed         2 tasks left the task file (1 of them ids reused by another task); 2 completed were removed before their window elapsed (left out)"
+    );
+    assert_eq!(
+        line("excluded"),
+        "excluded        bulk-commit 11, implementing-commit 1, reverted 2, split-work 1, stale-overwrite 1 (would-be signals set aside by rule; examples in p3.md, all in p3-signals.csv)"
+    );
+    assert_eq!(line("base rate"), "base rate       3 of 19 = 15.8% [5.5%, 37.6%] (3 wrong, 0 right)");
+
+    // The scanner's side: the reused id is two tasks; the deleted one is dated by the first version without it.
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+    assert_eq!(h.ids_reused, 1);
+    let earlier = task(&h, "bd-reuse~1");
+    assert_eq!(earlier.title, "Task bd-reuse");
+    assert_eq!(
+        earlier.removed.as_ref().map(|r| (r.at, r.commit.clone(), r.reason)),
+        Some((ts("2026-01-05T09:00:00Z"), c(12), RemovalReason::IdReused))
+    );
+    let later = task(&h, "bd-reuse");
+    assert_eq!((later.title.as_str(), later.status.as_str()), ("Temporary test", "open"));
+    assert_eq!(later.history.as_ref().map(Vec::len), Some(1));
+    let temp = task(&h, "bd-temp");
+    assert_eq!(
+        temp.removed.as_ref().map(|r| (r.at, r.reason)),
+        Some((ts("2026-01-09T09:00:00Z"), RemovalReason::Deleted))
+    );
+    let corrupt = task(&h, "bd-corrupt");
+    let reopen = corrupt.history.as_ref().unwrap()[2].provenance.as_deref().unwrap();
+    assert_eq!(reopen.reverted_by.as_deref(), Some(c(3).as_str()));
+    let bulk = task(&h, "bd-b05").history.as_ref().unwrap()[2].provenance.as_deref().unwrap();
+    assert_eq!((bulk.commit.clone(), bulk.status_changes_in_commit), (c(6), 11));
+}
+
+#[test]
+fn version_one_counts_every_artifact_as_a_signal() {
+    let fx = Fixture::build("artifacts.sh");
+    let (summary, tasks, _) = p3_on(&fx, true);
+    // No [history]: ids are not split, deleted tasks stay eligible, every reopen and mention counts.
+    let bulk: String = (1..=11)
+        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,wrong.reopened\n"))
+        .collect();
+    assert_eq!(
+        tasks,
+        format!(
+            "input,id,completed,censored,signals\n{bulk}\
+             0,bd-corrupt,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-impl,2026-01-04T09:00:00Z,false,wrong.commit\n\
+             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             0,bd-origin,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-restored,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-reuse,2026-01-02T09:00:00Z,false,wrong.reopened\n\
+             0,bd-stale,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-temp,2026-01-02T09:00:00Z,false,\n"
+        )
+    );
+    assert!(summary.contains("  base rate       20 of 21 = 95.2%"), "{summary}");
+    assert!(!summary.contains("  excluded"), "{summary}");
+}
