@@ -137,6 +137,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         base_rate: String,
         base_rate_ci: String,
         input_rates: Vec<(String, String)>,
+        exclusion_rules: &'static [(&'static str, &'static str)],
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -162,6 +163,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .iter()
             .map(|i| (percent(&i.base_rate), percent_ci(&i.base_rate)))
             .collect(),
+        exclusion_rules: &crate::experiments::p3::EXCLUSIONS,
     };
     super::render_markdown("p3.md.j2", template, &view)
 }
