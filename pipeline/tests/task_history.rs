@@ -823,3 +823,88 @@ fn version_one_counts_every_artifact_as_a_signal() {
     assert!(summary.contains("  base rate       20 of 21 = 95.2%"), "{summary}");
     assert!(!summary.contains("  excluded"), "{summary}");
 }
+
+#[test]
+fn a_missing_blob_skips_its_version_and_names_it() {
+    let fx = Fixture::build("history.sh");
+    // c10 ("Cancel bd-2", HEAD~2): its version of the beads file is a loose object of its own; remove it, as a
+    // partial clone lacks it.
+    let blob = fx.git(&["rev-parse", "HEAD~2:.beads/issues.jsonl"]).trim().to_owned();
+    let object = fx.root.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    std::fs::remove_file(&object).unwrap();
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+    assert_eq!((h.versions_read, h.versions_skipped, h.versions_missing), (9, 2, 1));
+    let missing = &h.skipped[1];
+    assert_eq!(missing.commit.to_string(), fx.rev("HEAD~2"));
+    assert_eq!((missing.time, missing.missing), (day(12), true));
+    assert_eq!(
+        missing.message,
+        format!(".beads/issues.jsonl: blob {blob} is missing from the repository")
+    );
+    assert!(!h.skipped[0].missing);
+    // bd-2's cancellation is seen in the next readable version.
+    assert_eq!(
+        plain(task(&h, "bd-2")),
+        [
+            change(ts("2025-11-02T07:00:00Z"), None, "open", Todo),
+            change(day(14), Some("open"), "closed", Cancelled),
+        ]
+    );
+
+    // phase0 p3: status partial, the skipped versions on stdout.
+    use pipeline::commands::p3::{P3Args, run};
+    let out = fx.tmp.path().join("out");
+    let outcome = run(&P3Args {
+        format: "auto".into(),
+        out: out.clone(),
+        repo: Some(fx.root.clone()),
+        ..P3Args::default()
+    })
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&outcome.json).unwrap();
+    assert_eq!((json["status"].as_str(), json["error_code"].as_str()), (Some("partial"), Some("missing-objects")));
+    assert_eq!(json["report"]["task_files"]["versions_missing"], 1);
+    let line = outcome.summary.lines().find(|l| l.starts_with("  task file")).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "  task file       .beads/issues.jsonl: 9 versions in 12 commits; 2 skipped: 1 with objects missing from the \
+             repository (a partial clone?), e.g. commit {}; 1 unreadable, e.g. commit {}",
+            &fx.rev("HEAD~2")[..9],
+            &fx.rev("HEAD~6")[..9]
+        )
+    );
+}
+
+#[test]
+fn without_a_task_file_the_error_names_every_path_tried() {
+    let fx = Fixture::build("history.sh");
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args(["checkout", "-q", "--orphan", "bare"]);
+    run(cmd);
+    std::fs::remove_dir_all(fx.root.join(".beads")).unwrap();
+    std::fs::remove_dir_all(fx.root.join("data")).unwrap();
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args(["-c", "user.name=Cy", "-c", "user.email=cy@example.com", "add", "-A"]);
+    run(cmd);
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args(["-c", "user.name=Cy", "-c", "user.email=cy@example.com", "commit", "-qm", "only code"]);
+    run(cmd);
+    use pipeline::commands::p3::{P3Args, run as p3};
+    let err = p3(&P3Args {
+        format: "auto".into(),
+        out: fx.tmp.path().join("out"),
+        repo: Some(fx.root.clone()),
+        ..P3Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any commit of the \
+             first-parent history of HEAD ({}); name the file with --data-dir",
+            fx.root.display(),
+            fx.rev("HEAD")
+        )
+    );
+}
