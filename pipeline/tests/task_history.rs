@@ -172,7 +172,13 @@ fn beads_history_is_rebuilt_from_the_commits() {
         .flatten()
         .map(|c| {
             let p = c.provenance.as_deref().unwrap();
-            (p.commit.clone(), p.author.as_str(), p.status_changes_in_commit, p.stale, p.restores_completion)
+            (
+                p.commit.clone(),
+                p.author.as_str(),
+                p.status_changes_in_commit,
+                p.stale,
+                p.restores_completion,
+            )
         })
         .collect();
     assert_eq!(
@@ -185,7 +191,12 @@ fn beads_history_is_rebuilt_from_the_commits() {
             (fx.rev("HEAD~1"), "Ada Author", 1, false, false),
         ]
     );
-    assert!(bd1.history.iter().flatten().all(|c| c.provenance.as_ref().unwrap().reverted_by.is_none()));
+    assert!(
+        bd1.history
+            .iter()
+            .flatten()
+            .all(|c| c.provenance.as_ref().unwrap().reverted_by.is_none())
+    );
     assert_eq!(bd1.removed, None);
     assert_eq!(bd1.created, Some(ts("2025-11-01T09:00:00Z")));
     // beads states `closed_at`: the file's completion time of the current closed state is kept; the first
@@ -770,7 +781,10 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
         line("excluded"),
         "excluded        bulk-commit 11, implementing-commit 1, reverted 2, split-work 1, stale-overwrite 1 (would-be signals set aside by rule; examples in p3.md, all in p3-signals.csv)"
     );
-    assert_eq!(line("base rate"), "base rate       3 of 19 = 15.8% [5.5%, 37.6%] (3 wrong, 0 right)");
+    assert_eq!(
+        line("base rate"),
+        "base rate       3 of 19 = 15.8% [5.5%, 37.6%] (3 wrong, 0 right)"
+    );
 
     // The scanner's side: the reused id is two tasks; the deleted one is dated by the first version without it.
     let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
@@ -782,7 +796,10 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
         Some((ts("2026-01-05T09:00:00Z"), c(12), RemovalReason::IdReused))
     );
     let later = task(&h, "bd-reuse");
-    assert_eq!((later.title.as_str(), later.status.as_str()), ("Temporary test", "open"));
+    assert_eq!(
+        (later.title.as_str(), later.status.as_str()),
+        ("Temporary test", "open")
+    );
     assert_eq!(later.history.as_ref().map(Vec::len), Some(1));
     let temp = task(&h, "bd-temp");
     assert_eq!(
@@ -792,7 +809,10 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
     let corrupt = task(&h, "bd-corrupt");
     let reopen = corrupt.history.as_ref().unwrap()[2].provenance.as_deref().unwrap();
     assert_eq!(reopen.reverted_by.as_deref(), Some(c(3).as_str()));
-    let bulk = task(&h, "bd-b05").history.as_ref().unwrap()[2].provenance.as_deref().unwrap();
+    let bulk = task(&h, "bd-b05").history.as_ref().unwrap()[2]
+        .provenance
+        .as_deref()
+        .unwrap();
     assert_eq!((bulk.commit.clone(), bulk.status_changes_in_commit), (c(6), 11));
 }
 
@@ -862,7 +882,10 @@ fn a_missing_blob_skips_its_version_and_names_it() {
     })
     .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&outcome.json).unwrap();
-    assert_eq!((json["status"].as_str(), json["error_code"].as_str()), (Some("partial"), Some("missing-objects")));
+    assert_eq!(
+        (json["status"].as_str(), json["error_code"].as_str()),
+        (Some("partial"), Some("missing-objects"))
+    );
     assert_eq!(json["report"]["task_files"]["versions_missing"], 1);
     let line = outcome.summary.lines().find(|l| l.starts_with("  task file")).unwrap();
     assert_eq!(
@@ -888,7 +911,15 @@ fn without_a_task_file_the_error_names_every_path_tried() {
     cmd.args(["-c", "user.name=Cy", "-c", "user.email=cy@example.com", "add", "-A"]);
     run(cmd);
     let mut cmd = isolated("git", &fx.root, &fx.home);
-    cmd.args(["-c", "user.name=Cy", "-c", "user.email=cy@example.com", "commit", "-qm", "only code"]);
+    cmd.args([
+        "-c",
+        "user.name=Cy",
+        "-c",
+        "user.email=cy@example.com",
+        "commit",
+        "-qm",
+        "only code",
+    ]);
     run(cmd);
     use pipeline::commands::p3::{P3Args, run as p3};
     let err = p3(&P3Args {

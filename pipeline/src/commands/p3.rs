@@ -59,8 +59,7 @@ fn task_files_board(
             Format::Jsonl
         })
     };
-    let read =
-        |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options);
+    let read = |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options);
     let history = match path {
         Some(path) => read(path),
         None => match read(".beads/issues.jsonl") {

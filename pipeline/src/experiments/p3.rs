@@ -23,6 +23,17 @@
 //!   * `wrong.commit` (with `--repo`): a commit that P2's rules call a remedy (a revert, a `Fixes:` trailer, a
 //!     fix) names the task's id (`SHOP-12`, `#12`, `bd-a1b2`; a whole token, case-insensitive) in its message,
 //!     with a committer time in the window.
+//! * **Version 2** (`[history]` in the prereg; absent, none of this applies). For a history rebuilt from a task
+//!   file in git (every change carries a [`Provenance`]) the history is walked change by change: a change marked
+//!   stale is no change at all (the state stays); a change out of a closed category is a reopen unless its commit
+//!   changed more than `bulk_status_changes_above` statuses (`bulk-commit`), or it is undone — its commit is
+//!   reverted, or the next close kept restores the completion time it had before (`reverted`); completion is the
+//!   first change kept into Done; a verified status counts only outside bulk commits. A task that left the file
+//!   ([`Task::removed`], or a status in `deleted_statuses`) is eligible only when its window ended before it
+//!   left (else `removed_before_window`). In every input, `wrong.commit` counts from `commit_quiet_hours` after
+//!   the completion (`implementing-commit` before), and a follow-up created at most `split_work_minutes` after
+//!   the completion in a commit by the author of the completing commit is `split-work`. Every would-be signal
+//!   of an eligible task within its window, kept or set aside, is an evidence row (`p3-signals.csv`).
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -316,7 +327,10 @@ pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[
             .filter(|token| ids.contains(*token))
             .collect();
         for id in named {
-            mentions.entry(id.to_string()).or_default().push((at, row.id.to_string()));
+            mentions
+                .entry(id.to_string())
+                .or_default()
+                .push((at, row.id.to_string()));
         }
     }
     for commits in mentions.values_mut() {
@@ -341,7 +355,12 @@ struct Walk<'a> {
 }
 
 /// Reads `history` (every change with a provenance) under `rules`; see the module documentation.
-fn walk<'a>(history: &'a [StatusChange], rules: &P3History, deleted: &BTreeSet<String>, verified: &BTreeSet<String>) -> Walk<'a> {
+fn walk<'a>(
+    history: &'a [StatusChange],
+    rules: &P3History,
+    deleted: &BTreeSet<String>,
+    verified: &BTreeSet<String>,
+) -> Walk<'a> {
     let mut out = Walk::default();
     let Some(first) = history.first() else {
         return out;
@@ -395,7 +414,7 @@ fn walk<'a>(history: &'a [StatusChange], rules: &P3History, deleted: &BTreeSet<S
         }
         state = change.to_category;
     }
-    if !history.last().is_some_and(|c| is_deleted(c)) {
+    if !history.last().is_some_and(is_deleted) {
         out.deleted_at = None;
     }
     out
@@ -470,7 +489,11 @@ pub fn analyze_with_commits(
             .tasks
             .iter()
             .map(|t| {
-                let first = t.history.as_ref().and_then(|h| h.first()).and_then(|c| c.provenance.as_deref());
+                let first = t
+                    .history
+                    .as_ref()
+                    .and_then(|h| h.first())
+                    .and_then(|c| c.provenance.as_deref());
                 (t.id.as_str(), (t.created, first))
             })
             .collect();
@@ -580,10 +603,22 @@ pub fn analyze_with_commits(
             }
             match task.outcome {
                 Some(outcome) if outcome.is_right() => {
-                    found.push(row("right.explicit", done, "", None, format!("{outcome:?}").to_lowercase()));
+                    found.push(row(
+                        "right.explicit",
+                        done,
+                        "",
+                        None,
+                        format!("{outcome:?}").to_lowercase(),
+                    ));
                 }
                 Some(outcome) => {
-                    found.push(row("wrong.explicit", done, "", None, format!("{outcome:?}").to_lowercase()));
+                    found.push(row(
+                        "wrong.explicit",
+                        done,
+                        "",
+                        None,
+                        format!("{outcome:?}").to_lowercase(),
+                    ));
                 }
                 None => {}
             }

@@ -218,11 +218,7 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
             if unreadable > 0 {
                 parts.push(format!("{unreadable} unreadable{}", example(false)));
             }
-            out.push_str(&format!(
-                "; {} skipped: {}\n",
-                files.versions_skipped,
-                parts.join("; ")
-            ));
+            out.push_str(&format!("; {} skipped: {}\n", files.versions_skipped, parts.join("; ")));
         }
     }
     let newest_commit = envelope
@@ -241,7 +237,9 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
             d if d > 0 => format!("{d} days after the as-of date"),
             d => format!("{} days before the as-of date", -d),
         };
-        out.push_str(&format!("  as of           {as_of}; newest commit {newest}, {distance}\n"));
+        out.push_str(&format!(
+            "  as of           {as_of}; newest commit {newest}, {distance}\n"
+        ));
     }
     if c.removed > 0 {
         out.push_str(&format!(

@@ -39,6 +39,16 @@
 //!   `completed_at`: when the tool says it reached its current state), else, for a task closed now, the time of
 //!   the first change into its current category (the first completion, for a task completed, reopened and
 //!   completed again); otherwise none.
+//! - **Missing objects**: a version whose blob the repository lacks (a partial clone) is skipped like a broken
+//!   one, counted in [`TaskFileHistory::versions_missing`] too; never an error.
+//! - **Provenance**: every history entry carries the commit that shows it, its author, how many tasks changed
+//!   status in that commit, whether the version's `updated` is older than the newest seen for the task (stale),
+//!   the later commit that says it reverts it, and, for a close, whether it restores the completion time the task
+//!   had when it last left a closed category. Facts only: the experiment's rules decide what they mean.
+//! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
+//!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
+//!   [`board::Removal`] of reason `IdReused`. A task no longer in the newest version has a `Deleted` removal dated
+//!   by the first readable version without it.
 //! - **Tasks**: those of the newest readable version, in its order, then the tasks that are no longer in it,
 //!   kept as last seen (a done task removed by a clean-up still counts as completed), ordered by the version they
 //!   were last seen in and then their place in it; a note names them. Every task has `history: Some(…)`;
@@ -486,7 +496,11 @@ pub fn board_from_history_with(
             "{} {} reused by a later task with another title and creation time; the earlier {} kept apart: {named}",
             reused_named.len(),
             if reused_named.len() == 1 { "id was" } else { "ids were" },
-            if reused_named.len() == 1 { "task is" } else { "tasks are" }
+            if reused_named.len() == 1 {
+                "task is"
+            } else {
+                "tasks are"
+            }
         ));
     }
     let tasks = tracked
@@ -1285,7 +1299,14 @@ mod tests {
             .flatten()
             .map(|c| c.provenance.as_ref().unwrap().commit.as_str())
             .collect();
-        assert_eq!(commits, [commit(1, 1).id.to_string(), commit(2, 2).id.to_string(), commit(4, 4).id.to_string()]);
+        assert_eq!(
+            commits,
+            [
+                commit(1, 1).id.to_string(),
+                commit(2, 2).id.to_string(),
+                commit(4, 4).id.to_string()
+            ]
+        );
         assert_eq!(
             plain(a.history.as_deref().unwrap()),
             [
