@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
-use pipeline::scan::board::{Format, StatusCategory, StatusChange, Task};
+use pipeline::scan::board::{Format, RemovalReason, StatusCategory, StatusChange, Task};
 use pipeline::scan::task_history::{self, TaskFileHistory, TaskHistoryError, board_from_history};
 
 use StatusCategory::{Cancelled, Done, InProgress, Todo};
@@ -93,7 +93,20 @@ fn change(at: Timestamp, from: Option<&str>, to: &str, to_category: StatusCatego
         from: from.map(str::to_owned),
         to: to.to_owned(),
         to_category,
+        provenance: None,
     }
+}
+
+/// The task's history without the provenance of each change (checked on its own where it matters).
+fn plain(task: &Task) -> Vec<StatusChange> {
+    task.history
+        .iter()
+        .flatten()
+        .map(|c| StatusChange {
+            provenance: None,
+            ..c.clone()
+        })
+        .collect()
 }
 
 fn ids(history: &TaskFileHistory) -> Vec<&str> {
@@ -140,7 +153,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // Completed, reopened (on the merge of the side branch, 11-10), completed again.
     let bd1 = task(&h, "bd-1");
     assert_eq!(
-        bd1.history.as_deref().unwrap(),
+        plain(bd1),
         [
             change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
             change(day(4), Some("open"), "in_progress", InProgress),
@@ -151,6 +164,40 @@ fn beads_history_is_rebuilt_from_the_commits() {
     );
     assert_eq!(bd1.reopened_at, [day(10)]);
     assert!(bd1.was_reopened());
+    // Each change names the first-parent commit that shows it (the reopen: the merge, HEAD~3), its author, how
+    // many tasks changed status in it; nothing here is stale, reverted or restored.
+    let provenance: Vec<(String, &str, u64, bool, bool)> = bd1
+        .history
+        .iter()
+        .flatten()
+        .map(|c| {
+            let p = c.provenance.as_deref().unwrap();
+            (
+                p.commit.clone(),
+                p.author.as_str(),
+                p.status_changes_in_commit,
+                p.stale,
+                p.restores_completion,
+            )
+        })
+        .collect();
+    assert_eq!(
+        provenance,
+        [
+            (fx.rev("HEAD~10"), "Ada Author", 0, false, false),
+            (fx.rev("HEAD~8"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~7"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~3"), "Ada Author", 1, false, false),
+            (fx.rev("HEAD~1"), "Ada Author", 1, false, false),
+        ]
+    );
+    assert!(
+        bd1.history
+            .iter()
+            .flatten()
+            .all(|c| c.provenance.as_ref().unwrap().reverted_by.is_none())
+    );
+    assert_eq!(bd1.removed, None);
     assert_eq!(bd1.created, Some(ts("2025-11-01T09:00:00Z")));
     // beads states `closed_at`: the file's completion time of the current closed state is kept; the first
     // completion is the history's first change into Done.
@@ -161,7 +208,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // Cancelled ("won't fix"), never reopened.
     let bd2 = task(&h, "bd-2");
     assert_eq!(
-        bd2.history.as_deref().unwrap(),
+        plain(bd2),
         [
             change(ts("2025-11-02T07:00:00Z"), None, "open", Todo),
             change(day(12), Some("open"), "closed", Cancelled),
@@ -175,7 +222,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
 
     // Created closed without `closed_at`: completed and first seen at its first commit.
     let bd4 = task(&h, "bd-4");
-    assert_eq!(bd4.history.as_deref().unwrap(), [change(day(14), None, "closed", Done)]);
+    assert_eq!(plain(bd4), [change(day(14), None, "closed", Done)]);
     assert_eq!(bd4.created, Some(ts("2025-11-13T12:00:00Z")));
     assert_eq!(bd4.completed, Some(day(14)));
 
@@ -183,7 +230,7 @@ fn beads_history_is_rebuilt_from_the_commits() {
     // (11-07); removed in c12 and kept as last seen.
     let bd3 = task(&h, "bd-3");
     assert_eq!(
-        bd3.history.as_deref().unwrap(),
+        plain(bd3),
         [
             change(day(4), None, "open", Todo),
             change(day(7), Some("open"), "in_progress", InProgress)
@@ -192,6 +239,11 @@ fn beads_history_is_rebuilt_from_the_commits() {
     assert_eq!(bd3.created, Some(day(4)));
     assert_eq!(bd3.completed, None);
     assert_eq!(bd3.status, "in_progress");
+    // Removed in c12: the first version without it.
+    assert_eq!(
+        bd3.removed.as_ref().map(|r| (r.at, r.commit.clone(), r.reason)),
+        Some((day(15), fx.rev("HEAD"), RemovalReason::Deleted))
+    );
     assert!(bd3.reopened_at.is_empty());
 
     assert_eq!(h.board.newest_timestamp(), Some(day(14)));
@@ -298,7 +350,7 @@ fn a_shallow_clone_starts_at_its_boundary() {
     );
     let bd1 = task(&h, "bd-1");
     assert_eq!(
-        bd1.history.as_deref().unwrap(),
+        plain(bd1),
         [
             change(ts("2025-11-01T09:00:00Z"), None, "open", Todo),
             change(day(14), Some("open"), "closed", Done),
@@ -335,7 +387,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
     // No `completed_at` in the file: completed is the first completion (11-05), not the second (11-14).
     let t1 = task(&h, "T-1");
     assert_eq!(
-        t1.history.as_deref().unwrap(),
+        plain(t1),
         [
             change(day(2), None, "todo", Todo),
             change(day(4), Some("todo"), "in progress", InProgress),
@@ -350,7 +402,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
 
     let t2 = task(&h, "T-2");
     assert_eq!(
-        t2.history.as_deref().unwrap(),
+        plain(t2),
         [
             change(ts("2025-11-02T07:00:00Z"), None, "todo", Todo),
             change(day(12), Some("todo"), "cancelled", Cancelled),
@@ -362,7 +414,7 @@ fn upstream_jsonl_history_is_rebuilt_from_the_commits() {
 
     let t3 = task(&h, "T-3");
     assert_eq!(
-        t3.history.as_deref().unwrap(),
+        plain(t3),
         [
             change(day(4), None, "todo", Todo),
             change(day(7), Some("todo"), "in progress", InProgress)
@@ -388,7 +440,7 @@ fn a_directory_reads_every_jsonl_file_in_it() {
         h.board.notes
     );
     let t4 = task(&h, "T-4");
-    assert_eq!(t4.history.as_deref().unwrap(), [change(day(14), None, "done", Done)]);
+    assert_eq!(plain(t4), [change(day(14), None, "done", Done)]);
     assert_eq!((t4.created, t4.completed), (Some(day(14)), Some(day(14))));
     assert_eq!(task(&h, "T-1").reopened_at, [day(10)]);
     assert_eq!(task(&h, "T-1").completed, Some(day(5)));
@@ -611,4 +663,279 @@ fn ten_thousand_commits_timing() {
                 .all(|t| t.history.as_ref().is_some_and(|h| !h.is_empty()))
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// P3 version 2 on a history with every artifact (`tests/fixtures/task_history/artifacts.sh`)
+
+/// Runs `phase0 p3 --repo` (the library) on the fixture, under the embedded prereg (version 2) or version 1;
+/// returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
+fn p3_on(fx: &Fixture, version_one: bool) -> (String, String, String) {
+    use pipeline::commands::p3::{P3Args, run};
+    let out = fx.tmp.path().join(if version_one { "v1" } else { "v2" });
+    let prereg = version_one.then(|| {
+        let v2 = include_str!("../../experiments/p3.toml");
+        let v1 = &v2[..v2.find("\n[history]").unwrap()];
+        let path = fx.tmp.path().join("p3-v1.toml");
+        std::fs::write(&path, v1.replace("version = 2\n", "")).unwrap();
+        path
+    });
+    let outcome = run(&P3Args {
+        format: "auto".into(),
+        out: out.clone(),
+        as_of: Some("2026-04-01".into()),
+        repo: Some(fx.root.clone()),
+        prereg,
+        ..P3Args::default()
+    })
+    .unwrap();
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    (outcome.summary, read("p3-tasks.csv"), read("p3-signals.csv"))
+}
+
+#[test]
+fn version_two_sets_each_artifact_aside_task_by_task() {
+    let fx = Fixture::build("artifacts.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{n}"));
+    let (summary, tasks, signals) = p3_on(&fx, false);
+    // Completed tasks, eligible (the as-of date is far past every window): their signals after the rules. The
+    // first bd-reuse (closed 01-02, its id taken on 01-05) and bd-temp (closed 01-02, deleted 01-09) left the
+    // file before their window elapsed: not eligible, not listed.
+    let bulk: String = (1..=11)
+        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,\n"))
+        .collect();
+    assert_eq!(
+        tasks,
+        format!(
+            "input,id,completed,censored,signals\n{bulk}\
+             0,bd-corrupt,2026-01-03T09:00:00Z,false,\n\
+             0,bd-impl,2026-01-04T09:00:00Z,false,\n\
+             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             0,bd-origin,2026-01-08T09:00:00Z,false,\n\
+             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-restored,2026-01-03T09:00:00Z,false,\n\
+             0,bd-stale,2026-01-03T09:00:00Z,false,\n"
+        )
+    );
+    // Every would-be signal with its evidence: the bulk reopens (c12, 11 status changes), the reverted
+    // corruption (c14, reverted by c15), the close restored with its earlier closed_at (c16), the stale copy
+    // (c7), the implementing commit five minutes after the close (c5), the split work twenty minutes after it
+    // (c10, same author); and the genuine ones: bd-luso's reopen (c7), the later fix (c12), the follow-up filed
+    // a week later by someone else (c18).
+    let bulk: String = (1..=11)
+        .map(|n| {
+            format!(
+                "0,bd-b{n:02},wrong.reopened,2026-01-10T09:00:00Z,{},bulk-commit,2026-01-02T09:00:00Z,\n",
+                c(6)
+            )
+        })
+        .collect();
+    assert_eq!(
+        signals,
+        format!(
+            "input,task,signal,at,commit,excluded_by,completed,detail\n{bulk}\
+             0,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
+             0,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
+             0,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
+             0,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
+             0,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
+             0,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
+            c(4),
+            c(13),
+            c(6),
+            c(11),
+            c(8),
+            c(0),
+            c(2),
+            c(11),
+        )
+    );
+    let line = |prefix: &str| {
+        summary
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in\n{summary}"))
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(
+        line("tasks "),
+        "tasks           19 completed with the 30-day window elapsed, 0 censored, 3 never completed, 0 without a completion time"
+    );
+    assert_eq!(
+        line("task file"),
+        "task file       .beads/issues.jsonl: 17 versions in 18 commits, none skipped"
+    );
+    assert_eq!(
+        line("as of"),
+        "as of           2026-04-01T00:00:00Z; newest commit 2026-01-15T12:00:00Z, 75 days before the as-of date"
+    );
+    assert_eq!(
+        line("removed"),
+        "removed         2 tasks left the task file (1 of them ids reused by another task); 2 completed were removed before their window elapsed (left out)"
+    );
+    assert_eq!(
+        line("excluded"),
+        "excluded        bulk-commit 11, implementing-commit 1, reverted 2, split-work 1, stale-overwrite 1 (would-be signals set aside by rule; examples in p3.md, all in p3-signals.csv)"
+    );
+    assert_eq!(
+        line("base rate"),
+        "base rate       3 of 19 = 15.8% [5.5%, 37.6%] (3 wrong, 0 right)"
+    );
+
+    // The scanner's side: the reused id is two tasks; the deleted one is dated by the first version without it.
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+    assert_eq!(h.ids_reused, 1);
+    let earlier = task(&h, "bd-reuse~1");
+    assert_eq!(earlier.title, "Task bd-reuse");
+    assert_eq!(
+        earlier.removed.as_ref().map(|r| (r.at, r.commit.clone(), r.reason)),
+        Some((ts("2026-01-05T09:00:00Z"), c(12), RemovalReason::IdReused))
+    );
+    let later = task(&h, "bd-reuse");
+    assert_eq!(
+        (later.title.as_str(), later.status.as_str()),
+        ("Temporary test", "open")
+    );
+    assert_eq!(later.history.as_ref().map(Vec::len), Some(1));
+    let temp = task(&h, "bd-temp");
+    assert_eq!(
+        temp.removed.as_ref().map(|r| (r.at, r.reason)),
+        Some((ts("2026-01-09T09:00:00Z"), RemovalReason::Deleted))
+    );
+    let corrupt = task(&h, "bd-corrupt");
+    let reopen = corrupt.history.as_ref().unwrap()[2].provenance.as_deref().unwrap();
+    assert_eq!(reopen.reverted_by.as_deref(), Some(c(3).as_str()));
+    let bulk = task(&h, "bd-b05").history.as_ref().unwrap()[2]
+        .provenance
+        .as_deref()
+        .unwrap();
+    assert_eq!((bulk.commit.clone(), bulk.status_changes_in_commit), (c(6), 11));
+}
+
+#[test]
+fn version_one_counts_every_artifact_as_a_signal() {
+    let fx = Fixture::build("artifacts.sh");
+    let (summary, tasks, _) = p3_on(&fx, true);
+    // No [history]: ids are not split, deleted tasks stay eligible, every reopen and mention counts.
+    let bulk: String = (1..=11)
+        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,wrong.reopened\n"))
+        .collect();
+    assert_eq!(
+        tasks,
+        format!(
+            "input,id,completed,censored,signals\n{bulk}\
+             0,bd-corrupt,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-impl,2026-01-04T09:00:00Z,false,wrong.commit\n\
+             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             0,bd-origin,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             0,bd-restored,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-reuse,2026-01-02T09:00:00Z,false,wrong.reopened\n\
+             0,bd-stale,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             0,bd-temp,2026-01-02T09:00:00Z,false,\n"
+        )
+    );
+    assert!(summary.contains("  base rate       20 of 21 = 95.2%"), "{summary}");
+    assert!(!summary.contains("  excluded"), "{summary}");
+}
+
+#[test]
+fn a_missing_blob_skips_its_version_and_names_it() {
+    let fx = Fixture::build("history.sh");
+    // c10 ("Cancel bd-2", HEAD~2): its version of the beads file is a loose object of its own; remove it, as a
+    // partial clone lacks it.
+    let blob = fx.git(&["rev-parse", "HEAD~2:.beads/issues.jsonl"]).trim().to_owned();
+    let object = fx.root.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    std::fs::remove_file(&object).unwrap();
+    let h = fx.history(None, ".beads/issues.jsonl", Format::Beads).unwrap();
+    assert_eq!((h.versions_read, h.versions_skipped, h.versions_missing), (9, 2, 1));
+    let missing = &h.skipped[1];
+    assert_eq!(missing.commit.to_string(), fx.rev("HEAD~2"));
+    assert_eq!((missing.time, missing.missing), (day(12), true));
+    assert_eq!(
+        missing.message,
+        format!(".beads/issues.jsonl: blob {blob} is missing from the repository")
+    );
+    assert!(!h.skipped[0].missing);
+    // bd-2's cancellation is seen in the next readable version.
+    assert_eq!(
+        plain(task(&h, "bd-2")),
+        [
+            change(ts("2025-11-02T07:00:00Z"), None, "open", Todo),
+            change(day(14), Some("open"), "closed", Cancelled),
+        ]
+    );
+
+    // phase0 p3: status partial, the skipped versions on stdout.
+    use pipeline::commands::p3::{P3Args, run};
+    let out = fx.tmp.path().join("out");
+    let outcome = run(&P3Args {
+        format: "auto".into(),
+        out: out.clone(),
+        repo: Some(fx.root.clone()),
+        ..P3Args::default()
+    })
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&outcome.json).unwrap();
+    assert_eq!(
+        (json["status"].as_str(), json["error_code"].as_str()),
+        (Some("partial"), Some("missing-objects"))
+    );
+    assert_eq!(json["report"]["task_files"]["versions_missing"], 1);
+    let line = outcome.summary.lines().find(|l| l.starts_with("  task file")).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "  task file       .beads/issues.jsonl: 9 versions in 12 commits; 2 skipped: 1 with objects missing from the \
+             repository (a partial clone?), e.g. commit {}; 1 unreadable, e.g. commit {}",
+            &fx.rev("HEAD~2")[..9],
+            &fx.rev("HEAD~6")[..9]
+        )
+    );
+}
+
+#[test]
+fn without_a_task_file_the_error_names_every_path_tried() {
+    let fx = Fixture::build("history.sh");
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args(["checkout", "-q", "--orphan", "bare"]);
+    run(cmd);
+    std::fs::remove_dir_all(fx.root.join(".beads")).unwrap();
+    std::fs::remove_dir_all(fx.root.join("data")).unwrap();
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args(["-c", "user.name=Cy", "-c", "user.email=cy@example.com", "add", "-A"]);
+    run(cmd);
+    let mut cmd = isolated("git", &fx.root, &fx.home);
+    cmd.args([
+        "-c",
+        "user.name=Cy",
+        "-c",
+        "user.email=cy@example.com",
+        "commit",
+        "-qm",
+        "only code",
+    ]);
+    run(cmd);
+    use pipeline::commands::p3::{P3Args, run as p3};
+    let err = p3(&P3Args {
+        format: "auto".into(),
+        out: fx.tmp.path().join("out"),
+        repo: Some(fx.root.clone()),
+        ..P3Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any commit of the \
+             first-parent history of HEAD ({}); name the file with --data-dir",
+            fx.root.display(),
+            fx.rev("HEAD")
+        )
+    );
 }

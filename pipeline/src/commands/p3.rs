@@ -47,6 +47,7 @@ fn task_files_board(
     path: Option<&str>,
     format: Option<Format>,
     tz: &jiff::tz::TimeZone,
+    options: crate::scan::task_history::HistoryOptions,
 ) -> Result<(board::Board, render::TaskFiles), CommandError> {
     use crate::scan::task_history::{self, TaskHistoryError};
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
@@ -58,11 +59,21 @@ fn task_files_board(
             Format::Jsonl
         })
     };
-    let read = |path: &str| task_history::board_from_history(&handle, None, path, format_of(path), tz);
+    let read = |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options);
     let history = match path {
         Some(path) => read(path),
         None => match read(".beads/issues.jsonl") {
-            Err(TaskHistoryError::NeverExisted { .. }) => read("data/"),
+            Err(TaskHistoryError::NeverExisted { .. }) => match read("data/") {
+                // Name every path tried, not only the last.
+                Err(TaskHistoryError::NeverExisted { repo, rev, tip, .. }) => {
+                    return Err(CommandError::Input(format!(
+                        "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any \
+                         commit of the first-parent history of {rev} ({tip}); name the file with --data-dir",
+                        repo.display()
+                    )));
+                }
+                other => other,
+            },
             other => other,
         },
     }
@@ -74,6 +85,19 @@ fn task_files_board(
         commits_walked: history.commits_walked,
         versions_read: history.versions_read,
         versions_skipped: history.versions_skipped,
+        versions_missing: history.versions_missing,
+        skipped: history
+            .skipped
+            .iter()
+            .map(|s| render::SkippedVersion {
+                commit: s.commit.to_string(),
+                time: s.time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                missing: s.missing,
+                message: s.message.clone(),
+            })
+            .collect(),
+        tip_time: history.tip_time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        ids_reused: history.ids_reused,
         files: history.files.clone(),
     };
     Ok((history.board, summary))
@@ -90,9 +114,15 @@ fn commit_mentions(
     let history = crate::scan::git::walk(&handle, &Default::default()).map_err(|e| input(&e))?;
     let remedies = crate::experiments::p2::remedies(&history.commits, &p2.spec);
     let mentions = p3::commit_mentions(&remedies, boards);
+    let tip_time = history
+        .tip
+        .and_then(|tip| history.commits.iter().find(|c| c.id == tip))
+        .and_then(|c| jiff::Timestamp::from_second(c.commit_time).ok())
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
     let summary = render::RepositoryMentions {
         path: repo.display().to_string(),
         tip: history.tip.map(|id| id.to_string()),
+        tip_time,
         commits_walked: history.commits.len() as u64,
         remedy_commits: remedies.len() as u64,
         tasks_named: mentions.len() as u64,
@@ -171,7 +201,10 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     if let Some(repo) = &args.repo
         && (args.inputs.is_empty() || args.data_dir.is_some())
     {
-        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz)?;
+        let options = crate::scan::task_history::HistoryOptions {
+            split_reused_ids: prereg.spec.history.as_ref().is_some_and(|h| h.id_reuse),
+        };
+        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz, options)?;
         boards.push(board);
         task_files = Some(summary);
     }
@@ -202,9 +235,21 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             analysis,
         },
     );
+    if let Some(task_files) = &report.report.task_files
+        && task_files.versions_missing > 0
+    {
+        report.status = envelope::Status::Partial;
+        report.error_code = Some("missing-objects".to_string());
+    }
     report.inputs = files;
-    report.artifacts = vec!["p3.json".into(), "p3.md".into(), render::TASKS_CSV.into()];
+    report.artifacts = vec![
+        "p3.json".into(),
+        "p3.md".into(),
+        render::TASKS_CSV.into(),
+        render::SIGNALS_CSV.into(),
+    ];
     let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
+    let signals = render::signals_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(|e| input(&e))?;
     let written = write_report_set(
@@ -213,6 +258,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             ("p3.json".to_string(), json.clone()),
             ("p3.md".to_string(), markdown.into_bytes()),
             (render::TASKS_CSV.to_string(), tasks),
+            (render::SIGNALS_CSV.to_string(), signals),
         ],
     )?;
     Ok(P3Outcome {

@@ -23,6 +23,17 @@
 //!   * `wrong.commit` (with `--repo`): a commit that P2's rules call a remedy (a revert, a `Fixes:` trailer, a
 //!     fix) names the task's id (`SHOP-12`, `#12`, `bd-a1b2`; a whole token, case-insensitive) in its message,
 //!     with a committer time in the window.
+//! * **Version 2** (`[history]` in the prereg; absent, none of this applies). For a history rebuilt from a task
+//!   file in git (every change carries a [`Provenance`]) the history is walked change by change: a change marked
+//!   stale is no change at all (the state stays); a change out of a closed category is a reopen unless its commit
+//!   changed more than `bulk_status_changes_above` statuses (`bulk-commit`), or it is undone — its commit is
+//!   reverted, or the next close kept restores the completion time it had before (`reverted`); completion is the
+//!   first change kept into Done; a verified status counts only outside bulk commits. A task that left the file
+//!   ([`Task::removed`], or a status in `deleted_statuses`) is eligible only when its window ended before it
+//!   left (else `removed_before_window`). In every input, `wrong.commit` counts from `commit_quiet_hours` after
+//!   the completion (`implementing-commit` before), and a follow-up created at most `split_work_minutes` after
+//!   the completion in a commit by the author of the completing commit is `split-work`. Every would-be signal
+//!   of an eligible task within its window, kept or set aside, is an evidence row (`p3-signals.csv`).
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -35,7 +46,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
 pub use super::p1::VerdictKind;
-use crate::scan::board::{Board, LinkDirection, StatusCategory, Task};
+use crate::scan::board::{Board, LinkDirection, Provenance, StatusCategory, StatusChange, Task};
 use crate::stats::{self, Interval};
 
 /// `experiments/p3.toml`.
@@ -43,12 +54,44 @@ use crate::stats::{self, Interval};
 #[serde(deny_unknown_fields)]
 pub struct P3Spec {
     pub experiment: String,
+    /// 1 when absent.
+    #[serde(default = "version_one")]
+    pub version: u32,
     pub title: String,
     pub hypothesis: String,
     pub alpha: f64,
     pub window_days: u32,
     pub kill: P3Kill,
     pub signals: P3Signals,
+    /// Version 2: the rules for histories rebuilt from task files kept in git, and for `wrong.commit` and
+    /// follow-ups; absent (version 1), none of them applies.
+    #[serde(default)]
+    pub history: Option<P3History>,
+}
+
+fn version_one() -> u32 {
+    1
+}
+
+/// `[history]` of `experiments/p3.toml` (version 2). See the module documentation for how each rule applies.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P3History {
+    /// An id whose title and creation time both change names a new task (read by the scanner).
+    pub id_reuse: bool,
+    /// Statuses (case-insensitive) that delete a task: it ends when it enters one.
+    pub deleted_statuses: Vec<String>,
+    /// A status change in a version whose update time is older than the task's newest one is not a change.
+    pub stale_overwrites: bool,
+    /// A commit changing the status of more than this many tasks is a bulk commit: its reopens are not signals.
+    pub bulk_status_changes_above: u64,
+    /// A reopen undone (its commit reverted, or the close restored with its earlier completion time) is not one.
+    pub undone_reopens: bool,
+    /// `wrong.commit` counts from this many hours after the completion (earlier commits are the task's own work).
+    pub commit_quiet_hours: u32,
+    /// A follow-up created at most this many minutes after the completion, in a commit by the author of the
+    /// completing commit, is split work, not a signal.
+    pub split_work_minutes: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -119,7 +162,59 @@ pub struct Counts {
     pub right: u64,
     /// Follow-up links naming a task that is not in the input (its creation time is unknown).
     pub follow_ups_outside_input: u64,
+    /// Tasks that left a task file kept in git (deleted, a deleted status, or their id taken by another task),
+    /// whatever their status; of them, those whose id was reused.
+    pub removed: u64,
+    pub ids_reused: u64,
+    /// Completed tasks removed before their window elapsed: neither eligible nor censored (version 2).
+    pub removed_before_window: u64,
 }
+
+/// An artifact left out by a version-2 rule, for the report's examples.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Example {
+    pub task: String,
+    /// The commit concerned, abbreviated to 9 hex digits; empty when the input has no commits.
+    pub commit: String,
+}
+
+/// What one exclusion rule left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Exclusion {
+    /// Events that would have been a signal of an eligible task within its window.
+    pub count: u64,
+    /// Eligible tasks that lost their only signals to this rule and the others.
+    pub tasks: u64,
+    /// The first few, by input and task id.
+    pub examples: Vec<Example>,
+}
+
+/// Exclusion rules, with their meaning, in report order.
+pub const EXCLUSIONS: [(&str, &str); 5] = [
+    (
+        "stale-overwrite",
+        "a reopen written from an older copy of the task (its update time is older than one seen before)",
+    ),
+    (
+        "bulk-commit",
+        "a reopen in a commit that changed the status of more tasks than the pre-registered limit",
+    ),
+    (
+        "reverted",
+        "a reopen undone: its commit reverted, or the close restored with its earlier completion time",
+    ),
+    (
+        "implementing-commit",
+        "a fix or revert naming the task within the quiet period after its completion (the task's own work)",
+    ),
+    (
+        "split-work",
+        "a follow-up created within minutes of the completion by the author of the completing commit",
+    ),
+];
+
+/// Examples kept per exclusion rule.
+const EXAMPLES_PER_RULE: usize = 5;
 
 /// One input's part.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -146,6 +241,23 @@ pub struct TaskRow {
     pub signals: Vec<&'static str>,
 }
 
+/// The evidence of one signal, counted or left out by a rule: a line of `p3-signals.csv`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignalRow {
+    pub input: usize,
+    pub task: String,
+    pub signal: &'static str,
+    /// When the evidence happened (the reopen, the follow-up's creation, the commit).
+    pub at: String,
+    /// The commit that shows it (full hex), when there is one.
+    pub commit: String,
+    /// `None`: counted; otherwise the exclusion rule that left it out.
+    pub excluded_by: Option<&'static str>,
+    /// The task's first completion, and what else identifies the evidence (a follow-up's id, a status).
+    pub completed: String,
+    pub detail: String,
+}
+
 /// The P3 verdict (eligible tasks are its `n`).
 pub type Verdict = super::ShareVerdict;
 
@@ -160,6 +272,8 @@ pub struct P3Analysis {
     pub base_rate: Option<Interval>,
     /// Eligible tasks carrying each signal (a task may carry several).
     pub by_signal: BTreeMap<&'static str, u64>,
+    /// Version 2: what each exclusion rule left out (empty under version 1).
+    pub exclusions: BTreeMap<&'static str, Exclusion>,
     pub inputs: Vec<InputSummary>,
     /// Signals some input could not show, and the major ones among them.
     pub unobservable: Vec<&'static str>,
@@ -170,6 +284,10 @@ pub struct P3Analysis {
     /// (a million-task export would make a report nobody opens).
     #[serde(skip)]
     pub tasks: Vec<TaskRow>,
+    /// The evidence of every signal of an eligible task within its window, counted or excluded, by input, task,
+    /// time: written to `p3-signals.csv`.
+    #[serde(skip)]
+    pub evidence: Vec<SignalRow>,
 }
 
 /// The first time `task` entered Done, if known.
@@ -188,8 +306,8 @@ fn lower_set(values: &[String]) -> BTreeSet<String> {
     values.iter().map(|v| v.trim().to_ascii_lowercase()).collect()
 }
 
-/// Task ids (lower-case) named by remedy commits, with the commits' times: the input of `wrong.commit`.
-pub type CommitMentions = BTreeMap<String, Vec<Timestamp>>;
+/// Task ids (lower-case) named by remedy commits, with each commit's time and id: the input of `wrong.commit`.
+pub type CommitMentions = BTreeMap<String, Vec<(Timestamp, String)>>;
 
 /// The task ids of `boards` that each remedy commit's message names (see `wrong.commit`).
 pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[Board]) -> CommitMentions {
@@ -209,10 +327,101 @@ pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[
             .filter(|token| ids.contains(*token))
             .collect();
         for id in named {
-            mentions.entry(id.to_string()).or_default().push(at);
+            mentions
+                .entry(id.to_string())
+                .or_default()
+                .push((at, row.id.to_string()));
         }
     }
+    for commits in mentions.values_mut() {
+        commits.sort();
+    }
     mentions
+}
+
+/// A task's history read under the version-2 rules: what is left of it once the artifacts are set aside.
+#[derive(Debug, Default)]
+struct Walk<'a> {
+    /// The first completion among the changes kept, and the change (for its commit's author).
+    completion: Option<(Timestamp, Option<&'a Provenance>)>,
+    /// Reopens kept: time, commit.
+    reopens: Vec<(Timestamp, String)>,
+    /// Reopens set aside: rule, time, commit.
+    excluded: Vec<(&'static str, Timestamp, String)>,
+    /// Changes kept into a verified status: time, status, commit.
+    verified: Vec<(Timestamp, String, String)>,
+    /// The first change into a deleted status, when the task is in one now.
+    deleted_at: Option<Timestamp>,
+}
+
+/// Reads `history` (every change with a provenance) under `rules`; see the module documentation.
+fn walk<'a>(
+    history: &'a [StatusChange],
+    rules: &P3History,
+    deleted: &BTreeSet<String>,
+    verified: &BTreeSet<String>,
+) -> Walk<'a> {
+    let mut out = Walk::default();
+    let Some(first) = history.first() else {
+        return out;
+    };
+    let commit = |c: &StatusChange| c.provenance.as_ref().map(|p| p.commit.clone()).unwrap_or_default();
+    let stale = |c: &StatusChange| rules.stale_overwrites && c.provenance.as_ref().is_some_and(|p| p.stale);
+    let mut state = first.to_category;
+    if state == StatusCategory::Done {
+        out.completion = Some((first.at, first.provenance.as_deref()));
+    }
+    let is_deleted = |c: &StatusChange| deleted.contains(&c.to.trim().to_ascii_lowercase());
+    if is_deleted(first) {
+        out.deleted_at = Some(first.at);
+    }
+    for (i, change) in history.iter().enumerate().skip(1) {
+        if stale(change) {
+            if state.is_closed() && !change.to_category.is_closed() {
+                out.excluded.push(("stale-overwrite", change.at, commit(change)));
+            }
+            continue;
+        }
+        let provenance = change.provenance.as_deref();
+        let bulk = provenance.is_some_and(|p| p.status_changes_in_commit > rules.bulk_status_changes_above);
+        if state.is_closed() && !change.to_category.is_closed() {
+            if bulk {
+                out.excluded.push(("bulk-commit", change.at, commit(change)));
+                continue;
+            }
+            // Undone: the commit is reverted, or the next close (changes kept) restores the earlier completion.
+            let restored = || {
+                history[i + 1..]
+                    .iter()
+                    .filter(|c| !stale(c))
+                    .find(|c| c.to_category.is_closed())
+                    .and_then(|c| c.provenance.as_ref())
+                    .is_some_and(|p| p.restores_completion)
+            };
+            if rules.undone_reopens && (provenance.is_some_and(|p| p.reverted_by.is_some()) || restored()) {
+                out.excluded.push(("reverted", change.at, commit(change)));
+                continue;
+            }
+            out.reopens.push((change.at, commit(change)));
+        } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
+            out.completion = Some((change.at, provenance));
+        }
+        if !bulk && verified.contains(&change.to.trim().to_ascii_lowercase()) {
+            out.verified.push((change.at, change.to.clone(), commit(change)));
+        }
+        if is_deleted(change) && out.deleted_at.is_none() {
+            out.deleted_at = Some(change.at);
+        }
+        state = change.to_category;
+    }
+    if !history.last().is_some_and(is_deleted) {
+        out.deleted_at = None;
+    }
+    out
+}
+
+fn stamp(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Analyses every input under `spec`; `as_of` defaults to the newest instant in any input.
@@ -232,12 +441,22 @@ pub fn analyze_with_commits(
     let follow_up_kinds = lower_set(&spec.signals.follow_up_links);
     let bug_types = lower_set(&spec.signals.bug_types);
     let verified = lower_set(&spec.signals.verified_statuses);
+    let rules = spec.history.as_ref();
+    let deleted_statuses = rules.map(|r| lower_set(&r.deleted_statuses)).unwrap_or_default();
+    let quiet = SignedDuration::from_hours(rules.map_or(0, |r| i64::from(r.commit_quiet_hours)));
+    let split = SignedDuration::from_mins(rules.map_or(0, |r| i64::from(r.split_work_minutes)));
     let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
 
     let mut total = Counts::default();
     let mut by_signal: BTreeMap<&'static str, u64> = SIGNALS.iter().map(|(id, _)| (*id, 0)).collect();
+    let mut exclusions: BTreeMap<&'static str, Exclusion> = if rules.is_some() {
+        EXCLUSIONS.iter().map(|(id, _)| (*id, Exclusion::default())).collect()
+    } else {
+        BTreeMap::new()
+    };
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
+    let mut evidence = Vec::new();
     let mut unobservable: BTreeSet<&'static str> = BTreeSet::new();
     for (index, board) in boards.iter().enumerate() {
         let mut counts = Counts::default();
@@ -265,13 +484,43 @@ pub fn analyze_with_commits(
                 follow_ups.entry(origin).or_default().insert(follow_up);
             }
         }
-        let created: BTreeMap<&str, Option<Timestamp>> =
-            board.tasks.iter().map(|t| (t.id.as_str(), t.created)).collect();
+        // Creation time of each task, and the commit and author that first held it (task files in git).
+        let created: BTreeMap<&str, (Option<Timestamp>, Option<&Provenance>)> = board
+            .tasks
+            .iter()
+            .map(|t| {
+                let first = t
+                    .history
+                    .as_ref()
+                    .and_then(|h| h.first())
+                    .and_then(|c| c.provenance.as_deref());
+                (t.id.as_str(), (t.created, first))
+            })
+            .collect();
 
         let mut task_rows: Vec<TaskRow> = Vec::new();
+        let mut task_evidence: Vec<SignalRow> = Vec::new();
         for task in &board.tasks {
             counts.tasks += 1;
-            let Some(done) = first_completion(task) else {
+            if let Some(removal) = &task.removed {
+                counts.removed += 1;
+                counts.ids_reused += u64::from(removal.reason == crate::scan::board::RemovalReason::IdReused);
+            }
+            // Version 2 on a history rebuilt from git: the walk under the rules.
+            let walked = match (rules, &task.history) {
+                (Some(rules), Some(history)) if history.first().is_some_and(|c| c.provenance.is_some()) => {
+                    Some(walk(history, rules, &deleted_statuses, &verified))
+                }
+                _ => None,
+            };
+            if walked.as_ref().is_some_and(|w| w.deleted_at.is_some()) && task.removed.is_none() {
+                counts.removed += 1;
+            }
+            let completion = match &walked {
+                Some(w) => w.completion.map(|(at, _)| at).or_else(|| first_completion(task)),
+                None => first_completion(task),
+            };
+            let Some(done) = completion else {
                 if task.is_done() {
                     counts.completion_unknown += 1;
                 } else {
@@ -281,48 +530,137 @@ pub fn analyze_with_commits(
             };
             let end = done.saturating_add(window).unwrap_or(Timestamp::MAX);
             let in_window = |at: Timestamp| at >= done && at <= end;
-            let mut signals: Vec<&'static str> = Vec::new();
-            // Without a history the reported completion may be a re-completion: a reopen recorded before it
-            // followed an earlier completion whose date is unknown, so it counts within a window either side.
-            let reopen_counts = |at: Timestamp| {
-                in_window(at) || (task.history.is_none() && at < done && done.duration_since(at) <= window)
-            };
-            if task.reopened_at.iter().any(|&at| reopen_counts(at)) {
-                signals.push("wrong.reopened");
+            // Version 2: a task that left the file counts only if its window elapsed while it existed.
+            let ended = walked.as_ref().and_then(|w| {
+                let removed = task.removed.as_ref().map(|r| r.at);
+                match (removed, w.deleted_at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            });
+            let censored = as_of.is_none_or(|as_of| end > as_of);
+            if !censored && ended.is_some_and(|ended| end > ended) {
+                counts.removed_before_window += 1;
+                continue;
             }
-            let mut follow_up_in_window = false;
+            let completed_text = stamp(done);
+            let mut signals: Vec<&'static str> = Vec::new();
+            let mut found: Vec<SignalRow> = Vec::new();
+            let row = |signal: &'static str, at: Timestamp, commit: &str, excluded_by, detail: String| SignalRow {
+                input: index,
+                task: task.id.clone(),
+                signal,
+                at: stamp(at),
+                commit: commit.to_owned(),
+                excluded_by,
+                completed: completed_text.clone(),
+                detail,
+            };
+            match &walked {
+                Some(w) => {
+                    for (at, commit) in w.reopens.iter().filter(|(at, _)| in_window(*at)) {
+                        found.push(row("wrong.reopened", *at, commit, None, String::new()));
+                    }
+                    for (rule, at, commit) in w.excluded.iter().filter(|(_, at, _)| in_window(*at)) {
+                        found.push(row("wrong.reopened", *at, commit, Some(*rule), String::new()));
+                    }
+                }
+                None => {
+                    // Without a history the reported completion may be a re-completion: a reopen recorded before
+                    // it followed an earlier completion whose date is unknown, so it counts within a window
+                    // either side.
+                    let reopen_counts = |at: Timestamp| {
+                        in_window(at) || (task.history.is_none() && at < done && done.duration_since(at) <= window)
+                    };
+                    for &at in task.reopened_at.iter().filter(|&&at| reopen_counts(at)) {
+                        found.push(row("wrong.reopened", at, "", None, String::new()));
+                    }
+                }
+            }
+            let completer = walked
+                .as_ref()
+                .and_then(|w| w.completion)
+                .and_then(|(_, p)| p)
+                .map(|p| p.author.as_str());
             for id in follow_ups.get(task.id.as_str()).into_iter().flatten() {
                 match created.get(id) {
-                    Some(Some(at)) => follow_up_in_window |= in_window(*at),
-                    Some(None) => {}
+                    Some((Some(at), first)) if in_window(*at) => {
+                        let commit = first.map(|p| p.commit.as_str()).unwrap_or_default();
+                        let split_work = rules.is_some()
+                            && at.duration_since(done) <= split
+                            && completer.is_some_and(|author| first.is_some_and(|p| p.author == author));
+                        found.push(row(
+                            "wrong.follow-up",
+                            *at,
+                            commit,
+                            split_work.then_some("split-work"),
+                            format!("follow-up {id}"),
+                        ));
+                    }
+                    Some(_) => {}
                     None => counts.follow_ups_outside_input += 1,
                 }
             }
-            if follow_up_in_window {
-                signals.push("wrong.follow-up");
-            }
             match task.outcome {
-                Some(outcome) if outcome.is_right() => signals.push("right.explicit"),
-                Some(_) => signals.push("wrong.explicit"),
+                Some(outcome) if outcome.is_right() => {
+                    found.push(row(
+                        "right.explicit",
+                        done,
+                        "",
+                        None,
+                        format!("{outcome:?}").to_lowercase(),
+                    ));
+                }
+                Some(outcome) => {
+                    found.push(row(
+                        "wrong.explicit",
+                        done,
+                        "",
+                        None,
+                        format!("{outcome:?}").to_lowercase(),
+                    ));
+                }
                 None => {}
             }
-            let verified_change = match &task.history {
-                Some(history) => history
-                    .iter()
-                    .any(|c| in_window(c.at) && verified.contains(&c.to.trim().to_ascii_lowercase())),
-                None => verified.contains(&task.status.trim().to_ascii_lowercase()),
-            };
-            if verified_change {
-                signals.push("right.verified-status");
+            match (&walked, &task.history) {
+                (Some(w), _) => {
+                    for (at, status, commit) in w.verified.iter().filter(|(at, ..)| in_window(*at)) {
+                        found.push(row("right.verified-status", *at, commit, None, status.clone()));
+                    }
+                }
+                (None, Some(history)) => {
+                    if let Some(c) = history
+                        .iter()
+                        .find(|c| in_window(c.at) && verified.contains(&c.to.trim().to_ascii_lowercase()))
+                    {
+                        let commit = c.provenance.as_ref().map(|p| p.commit.clone()).unwrap_or_default();
+                        found.push(row("right.verified-status", c.at, &commit, None, c.to.clone()));
+                    }
+                }
+                (None, None) => {
+                    if verified.contains(&task.status.trim().to_ascii_lowercase()) {
+                        found.push(row("right.verified-status", done, "", None, task.status.clone()));
+                    }
+                }
             }
-            let named_by_commit = commits
-                .and_then(|c| c.get(&task.id.to_ascii_lowercase()))
-                .is_some_and(|times| times.iter().any(|&at| in_window(at)));
-            if named_by_commit {
-                signals.push("wrong.commit");
+            if let Some(times) = commits.and_then(|c| c.get(&task.id.to_ascii_lowercase())) {
+                for (at, commit) in times.iter().filter(|(at, _)| in_window(*at)) {
+                    let own_work = rules.is_some() && at.duration_since(done) < quiet;
+                    found.push(row(
+                        "wrong.commit",
+                        *at,
+                        commit,
+                        own_work.then_some("implementing-commit"),
+                        String::new(),
+                    ));
+                }
+            }
+            for evidence in found.iter().filter(|e| e.excluded_by.is_none()) {
+                if !signals.contains(&evidence.signal) {
+                    signals.push(evidence.signal);
+                }
             }
             signals.sort_unstable();
-            let censored = as_of.is_none_or(|as_of| end > as_of);
             if censored {
                 counts.censored += 1;
             } else {
@@ -335,17 +673,47 @@ pub fn analyze_with_commits(
                 for signal in &signals {
                     *by_signal.entry(signal).or_default() += 1;
                 }
+                let mut lost: BTreeSet<&'static str> = BTreeSet::new();
+                for e in &found {
+                    if let Some(rule) = e.excluded_by
+                        && let Some(exclusion) = exclusions.get_mut(rule)
+                    {
+                        exclusion.count += 1;
+                        lost.insert(rule);
+                    }
+                }
+                if signals.is_empty() {
+                    for rule in lost {
+                        if let Some(exclusion) = exclusions.get_mut(rule) {
+                            exclusion.tasks += 1;
+                        }
+                    }
+                }
+                task_evidence.extend(found);
             }
             task_rows.push(TaskRow {
                 input: index,
                 id: task.id.clone(),
-                completed: done.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                completed: completed_text.clone(),
                 censored,
                 signals,
             });
         }
         task_rows.sort_by(|a, b| a.id.cmp(&b.id));
         rows.extend(task_rows);
+        task_evidence.sort_by(|a, b| (&a.task, &a.at, a.signal, &a.commit).cmp(&(&b.task, &b.at, b.signal, &b.commit)));
+        for e in &task_evidence {
+            if let Some(rule) = e.excluded_by
+                && let Some(exclusion) = exclusions.get_mut(rule)
+                && exclusion.examples.len() < EXAMPLES_PER_RULE
+            {
+                exclusion.examples.push(Example {
+                    task: e.task.clone(),
+                    commit: e.commit.chars().take(9).collect(),
+                });
+            }
+        }
+        evidence.extend(task_evidence);
         let cannot: Vec<&'static str> = SIGNALS
             .iter()
             .map(|(id, _)| *id)
@@ -375,6 +743,9 @@ pub fn analyze_with_commits(
             (&mut total.wrong, counts.wrong),
             (&mut total.right, counts.right),
             (&mut total.follow_ups_outside_input, counts.follow_ups_outside_input),
+            (&mut total.removed, counts.removed),
+            (&mut total.ids_reused, counts.ids_reused),
+            (&mut total.removed_before_window, counts.removed_before_window),
         ] {
             *sum += part;
         }
@@ -390,16 +761,18 @@ pub fn analyze_with_commits(
         kill_rule: spec.kill.text.clone(),
         threshold: spec.kill.base_rate_below,
         window_days: spec.window_days,
-        as_of: as_of.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+        as_of: as_of.map(stamp),
         counts: total,
         base_rate,
         by_signal,
+        exclusions,
         inputs,
         unobservable: unobservable.into_iter().collect(),
         major_unobservable,
         signals: SIGNALS.iter().copied().collect(),
         verdict,
         tasks: rows,
+        evidence,
     }
 }
 
@@ -523,6 +896,7 @@ mod tests {
             from: None,
             to: to.into(),
             to_category: category,
+            provenance: None,
         };
         task.history = Some(vec![
             change(0.0, "Done", StatusCategory::Done),

@@ -33,7 +33,24 @@ pub struct TaskFiles {
     /// Commits that changed the files, and those whose version could not be read (skipped, named in notes).
     pub versions_read: u64,
     pub versions_skipped: u64,
+    /// Of the skipped versions, those whose blob is missing from the repository (a partial clone).
+    pub versions_missing: u64,
+    pub skipped: Vec<SkippedVersion>,
+    /// The time of the newest commit walked.
+    pub tip_time: String,
+    /// Tasks split off an id a later task reused.
+    pub ids_reused: u64,
     pub files: Vec<String>,
+}
+
+/// A version of a task file that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedVersion {
+    pub commit: String,
+    pub time: String,
+    /// Its blob is missing from the repository (rather than unreadable).
+    pub missing: bool,
+    pub message: String,
 }
 
 /// What `--repo` contributed.
@@ -41,6 +58,8 @@ pub struct TaskFiles {
 pub struct RepositoryMentions {
     pub path: String,
     pub tip: Option<String>,
+    /// The tip's committer time.
+    pub tip_time: Option<String>,
     pub commits_walked: u64,
     /// Reverts, `Fixes:` commits and fixes by P2's rules.
     pub remedy_commits: u64,
@@ -51,6 +70,37 @@ pub struct RepositoryMentions {
 }
 
 pub const TASKS_CSV: &str = "p3-tasks.csv";
+pub const SIGNALS_CSV: &str = "p3-signals.csv";
+
+/// The evidence of every signal of an eligible task within its window, counted or left out by a rule, as CSV:
+/// one line per event, for a reader to check (`excluded_by` empty: counted).
+pub fn signals_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "input",
+        "task",
+        "signal",
+        "at",
+        "commit",
+        "excluded_by",
+        "completed",
+        "detail",
+    ])?;
+    for row in &analysis.evidence {
+        let detail = capture::redact::redact(&row.detail);
+        writer.write_record([
+            row.input.to_string().as_str(),
+            &row.task,
+            row.signal,
+            &row.at,
+            &row.commit,
+            row.excluded_by.unwrap_or(""),
+            &row.completed,
+            &detail,
+        ])?;
+    }
+    writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
 
 /// Every completed task with its signals as CSV (`input` is the 0-based index of the input file).
 pub fn tasks_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
@@ -87,6 +137,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         base_rate: String,
         base_rate_ci: String,
         input_rates: Vec<(String, String)>,
+        exclusion_rules: &'static [(&'static str, &'static str)],
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -112,6 +163,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .iter()
             .map(|i| (percent(&i.base_rate), percent_ci(&i.base_rate)))
             .collect(),
+        exclusion_rules: &crate::experiments::p3::EXCLUSIONS,
     };
     super::render_markdown("p3.md.j2", template, &view)
 }
@@ -138,6 +190,74 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
         "  tasks           {} completed with the {}-day window elapsed, {} censored, {} never completed, {} without a completion time\n",
         c.eligible, a.window_days, c.censored, c.not_completed, c.completion_unknown
     ));
+    if let Some(files) = &envelope.report.task_files {
+        out.push_str(&format!(
+            "  task file       {}: {} versions in {} commits",
+            files.path, files.versions_read, files.commits_walked
+        ));
+        if files.versions_skipped == 0 {
+            out.push_str(", none skipped\n");
+        } else {
+            let example = |missing: bool| {
+                files
+                    .skipped
+                    .iter()
+                    .find(|s| s.missing == missing)
+                    .map(|s| format!(", e.g. commit {}", &s.commit[..s.commit.len().min(9)]))
+                    .unwrap_or_default()
+            };
+            let unreadable = files.versions_skipped - files.versions_missing;
+            let mut parts = Vec::new();
+            if files.versions_missing > 0 {
+                parts.push(format!(
+                    "{} with objects missing from the repository (a partial clone?){}",
+                    files.versions_missing,
+                    example(true)
+                ));
+            }
+            if unreadable > 0 {
+                parts.push(format!("{unreadable} unreadable{}", example(false)));
+            }
+            out.push_str(&format!("; {} skipped: {}\n", files.versions_skipped, parts.join("; ")));
+        }
+    }
+    let newest_commit = envelope
+        .report
+        .task_files
+        .as_ref()
+        .map(|f| f.tip_time.clone())
+        .or_else(|| envelope.report.repository.as_ref().and_then(|r| r.tip_time.clone()));
+    if let (Some(as_of), Some(newest)) = (&a.as_of, newest_commit) {
+        let days = match (as_of.parse::<jiff::Timestamp>(), newest.parse::<jiff::Timestamp>()) {
+            (Ok(as_of), Ok(newest)) => newest.duration_since(as_of).as_secs() / 86_400,
+            _ => 0,
+        };
+        let distance = match days {
+            0 => "the same day".to_owned(),
+            d if d > 0 => format!("{d} days after the as-of date"),
+            d => format!("{} days before the as-of date", -d),
+        };
+        out.push_str(&format!(
+            "  as of           {as_of}; newest commit {newest}, {distance}\n"
+        ));
+    }
+    if c.removed > 0 {
+        out.push_str(&format!(
+            "  removed         {} tasks left the task file ({} of them ids reused by another task); {} completed were removed before their window elapsed (left out)\n",
+            c.removed, c.ids_reused, c.removed_before_window
+        ));
+    }
+    if !a.exclusions.is_empty() {
+        let list: Vec<String> = a
+            .exclusions
+            .iter()
+            .map(|(rule, e)| format!("{rule} {}", e.count))
+            .collect();
+        out.push_str(&format!(
+            "  excluded        {} (would-be signals set aside by rule; examples in p3.md, all in {SIGNALS_CSV})\n",
+            list.join(", ")
+        ));
+    }
     out.push_str(&format!(
         "  base rate       {} of {} = {} {} ({} wrong, {} right)\n",
         c.with_signal,

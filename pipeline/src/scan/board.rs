@@ -261,6 +261,14 @@ pub struct Task {
     pub created: Option<Timestamp>,
     /// When the task reached its current Done or Cancelled state, as the tool reports it.
     pub completed: Option<Timestamp>,
+    /// When the tool last wrote the task (beads `updated_at`); read leniently (an unreadable value is `None`).
+    /// Only histories use it: a version older than the one it replaces is a stale overwrite.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<Timestamp>,
+    /// For a task rebuilt from the git history of a task file: the task left the file (deleted, or its id was
+    /// reused by another task), and when. `None` for a task in the newest version and for every other input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Removal>,
     /// The status changes in time order; `None` when the input cannot show history.
     pub history: Option<Vec<StatusChange>>,
     /// Links to other tasks.
@@ -292,6 +300,8 @@ impl Task {
             resolution: None,
             created: None,
             completed: None,
+            updated: None,
+            removed: None,
             history: None,
             links: Vec::new(),
             labels: Vec::new(),
@@ -346,6 +356,49 @@ pub struct StatusChange {
     pub to: String,
     /// The category of `to`.
     pub to_category: StatusCategory,
+    /// Where the change was seen, for histories rebuilt from the git history of a task file; `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Box<Provenance>>,
+}
+
+/// Where a status change was seen in the git history of a task file: facts about the commit and the version, for
+/// the experiments' rules to judge (the scanner excludes nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The commit whose version shows the change (full hex).
+    pub commit: String,
+    /// Its author's name.
+    pub author: String,
+    /// How many tasks of the file changed status in that commit (this one included).
+    pub status_changes_in_commit: u64,
+    /// The version's own update time (`updated`) is older than the newest one seen for the task before: the
+    /// version was written from an older copy.
+    pub stale: bool,
+    /// A later first-parent commit whose message says it reverts this commit (`This reverts commit <sha>`).
+    pub reverted_by: Option<String>,
+    /// A change into a closed category whose completion time equals the one the task had before it last left
+    /// a closed category: the earlier close is restored, not redone.
+    pub restores_completion: bool,
+}
+
+/// A task that left a task file kept in git.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Removal {
+    /// The time of the first version without the task (or of the version that reused its id).
+    pub at: Timestamp,
+    /// That version's commit (full hex).
+    pub commit: String,
+    pub reason: RemovalReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RemovalReason {
+    /// No longer in the newest version.
+    Deleted,
+    /// Its id was taken by another task (the title and the creation time both changed): this is the earlier
+    /// task, its id suffixed with `~1`, `~2`, … in the order the reuses happened.
+    IdReused,
 }
 
 /// The category of a status, common to all tools.

@@ -39,6 +39,16 @@
 //!   `completed_at`: when the tool says it reached its current state), else, for a task closed now, the time of
 //!   the first change into its current category (the first completion, for a task completed, reopened and
 //!   completed again); otherwise none.
+//! - **Missing objects**: a version whose blob the repository lacks (a partial clone) is skipped like a broken
+//!   one, counted in [`TaskFileHistory::versions_missing`] too; never an error.
+//! - **Provenance**: every history entry carries the commit that shows it, its author, how many tasks changed
+//!   status in that commit, whether the version's `updated` is older than the newest seen for the task (stale),
+//!   the later commit that says it reverts it, and, for a close, whether it restores the completion time the task
+//!   had when it last left a closed category. Facts only: the experiment's rules decide what they mean.
+//! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
+//!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
+//!   [`board::Removal`] of reason `IdReused`. A task no longer in the newest version has a `Deleted` removal dated
+//!   by the first readable version without it.
 //! - **Tasks**: those of the newest readable version, in its order, then the tasks that are no longer in it,
 //!   kept as last seen (a done task removed by a clean-up still counts as completed), ordered by the version they
 //!   were last seen in and then their place in it; a note names them. Every task has `history: Some(…)`;
@@ -67,7 +77,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use rayon::prelude::*;
 
-use super::board::{self, Board, Capabilities, Format, Record, StatusChange, Task};
+use super::board::{self, Board, Capabilities, Format, Provenance, Record, Removal, RemovalReason, StatusChange, Task};
 use super::git::PerThread;
 
 /// Object cache per worker thread: the trees along the path are shared by neighbouring commits.
@@ -95,11 +105,45 @@ pub struct TaskFileHistory {
     /// Versions of the file: commits whose content at the path differs from their first parent's (deletions
     /// and, in directory mode, changes to files other than `*.jsonl` excluded), the skipped ones included.
     pub versions_read: u64,
-    /// Versions that could not be read and were skipped (each named in a note).
+    /// Versions that could not be read and were skipped (each named in a note), those whose objects are missing
+    /// included.
     pub versions_skipped: u64,
+    /// Of the skipped versions, those whose blob is missing from the repository (a partial clone).
+    pub versions_missing: u64,
+    /// Every skipped version, oldest first.
+    pub skipped: Vec<SkippedVersion>,
+    /// The time of the newest commit walked (the tip), which may lie after the newest version of the file.
+    pub tip_time: Timestamp,
+    /// Tasks split off an id that a later, different task reused (see [`HistoryOptions::split_reused_ids`]).
+    pub ids_reused: u64,
     /// The repository-relative paths read: the file, or in directory mode every `*.jsonl` file that was in the
     /// directory in some version; sorted.
     pub files: Vec<String>,
+}
+
+/// A version of the file that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedVersion {
+    pub commit: ObjectId,
+    pub time: Timestamp,
+    /// The blob is missing from the repository (a partial clone), rather than unreadable as the format.
+    pub missing: bool,
+    pub message: String,
+}
+
+/// How the history is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryOptions {
+    /// An id whose title and creation time both change from one version to the next (both known before and
+    /// after, the title compared trimmed) names a new task: the earlier one ends there (it is kept as removed,
+    /// its id suffixed `~1`, `~2`, …) and the new one starts its own history.
+    pub split_reused_ids: bool,
+}
+
+impl Default for HistoryOptions {
+    fn default() -> Self {
+        HistoryOptions { split_reused_ids: true }
+    }
 }
 
 /// Why the history of a task file could not be read. Every message names the repository, and the path, the
@@ -170,6 +214,18 @@ pub fn board_from_history(
     format: Format,
     tz: &TimeZone,
 ) -> Result<TaskFileHistory, TaskHistoryError> {
+    board_from_history_with(repo, rev, file, format, tz, HistoryOptions::default())
+}
+
+/// [`board_from_history`] with explicit [`HistoryOptions`].
+pub fn board_from_history_with(
+    repo: &gix::ThreadSafeRepository,
+    rev: Option<&str>,
+    file: &str,
+    format: Format,
+    tz: &TimeZone,
+    options: HistoryOptions,
+) -> Result<TaskFileHistory, TaskHistoryError> {
     let repo_name = repo.work_dir().unwrap_or_else(|| repo.git_dir()).to_path_buf();
     let path = normalize(file);
     let rev = rev.unwrap_or("HEAD");
@@ -238,7 +294,11 @@ pub fn board_from_history(
         previous = listing;
     }
 
-    let mut fold = Fold::default();
+    let mut fold = Fold {
+        split_reused_ids: options.split_reused_ids,
+        ..Fold::default()
+    };
+    let mut missing_units: HashSet<usize> = HashSet::new();
     let mut last_use = vec![0usize; units.len()];
     for (v, version) in versions.iter().enumerate() {
         for &u in version.units.iter().flatten() {
@@ -272,17 +332,28 @@ pub fn board_from_history(
                 run.iter()
                     .map(|&u| {
                         let (unit_path, blob) = &units[u];
-                        let bytes = ctx
+                        let Some(bytes) = ctx
                             .handles
-                            .with(|handle| ctx.read_blob(handle, unit_commit[u], *blob))?;
+                            .with(|handle| ctx.read_blob(handle, unit_commit[u], *blob))?
+                        else {
+                            return Ok((
+                                true,
+                                Err(format!("{unit_path}: blob {blob} is missing from the repository")),
+                            ));
+                        };
                         // Parsed outside `with`: the reader may use rayon itself.
                         let previous = reuse.entry(unit_path).or_default();
-                        Ok(parse_version(Path::new(unit_path), bytes, format, tz, previous))
+                        Ok((false, parse_version(Path::new(unit_path), bytes, format, tz, previous)))
                     })
-                    .collect::<Result<Vec<Parsed>, TaskHistoryError>>()
+                    .collect::<Result<Vec<(bool, Parsed)>, TaskHistoryError>>()
             })
             .collect::<Result<Vec<_>, _>>()?;
-        cache.extend(fresh.into_iter().zip(results.into_iter().flatten()));
+        for (u, (missing, parsed)) in fresh.into_iter().zip(results.into_iter().flatten()) {
+            if missing {
+                missing_units.insert(u);
+            }
+            cache.insert(u, parsed);
+        }
         for (v, version) in versions.iter().enumerate().take(next).skip(start) {
             let commit = &chain[version.commit];
             let Some(version_units) = &version.units else {
@@ -293,6 +364,7 @@ pub fn board_from_history(
             fold.versions += 1;
             let mut entries = Vec::new();
             let mut error = None;
+            let missing = version_units.iter().any(|u| missing_units.contains(u));
             for &u in version_units {
                 let result = if last_use[u] == v {
                     cache.remove(&u).unwrap_or_else(|| Ok(Vec::new()))
@@ -307,17 +379,17 @@ pub fn board_from_history(
                 }
             }
             match error {
-                Some(message) => fold.skip(commit, message),
+                Some(message) => fold.skip(commit, missing, message),
                 None => fold.add(commit, entries),
             }
         }
     }
 
     let Some(newest) = fold.newest else {
-        let (commit, _, message) = fold
+        let (commit, message) = fold
             .skipped
             .pop()
-            .unwrap_or((tip, Timestamp::UNIX_EPOCH, "no version".to_owned()));
+            .map_or((tip, "no version".to_owned()), |s| (s.commit, s.message));
         return Err(TaskHistoryError::NoReadableVersion {
             repo: repo_name,
             path,
@@ -333,13 +405,18 @@ pub fn board_from_history(
             "the repository is a shallow clone: the history before commit {boundary} is missing"
         ));
     }
-    for (commit, at, message) in fold.skipped.iter().take(NAMED_IN_NOTE) {
-        notes.push(format!("commit {commit} ({at}): {message}; this version was skipped"));
-    }
-    if let Some((commit, at, _)) = fold.skipped.get(NAMED_IN_NOTE..).and_then(<[_]>::last) {
+    for skipped in fold.skipped.iter().take(NAMED_IN_NOTE) {
         notes.push(format!(
-            "{} more versions could not be read and were skipped, the last in commit {commit} ({at})",
-            fold.skipped.len() - NAMED_IN_NOTE
+            "commit {} ({}): {}; this version was skipped",
+            skipped.commit, skipped.time, skipped.message
+        ));
+    }
+    if let Some(last) = fold.skipped.get(NAMED_IN_NOTE..).and_then(<[_]>::last) {
+        notes.push(format!(
+            "{} more versions could not be read and were skipped, the last in commit {} ({})",
+            fold.skipped.len() - NAMED_IN_NOTE,
+            last.commit,
+            last.time
         ));
     }
     if let Some((id, commit)) = &fold.first_duplicate {
@@ -356,11 +433,37 @@ pub fn board_from_history(
         ));
     }
 
-    let mut tracked: Vec<Tracked> = fold.tasks.into_values().collect();
-    tracked.sort_by_key(|t| (t.last_version != newest, t.last_version, t.order));
+    // Reverts named in commit messages (`This reverts commit <sha>`): the reverted commit's id → the revert's.
+    let reverted: Vec<(&str, ObjectId)> = chain
+        .iter()
+        .flat_map(|c| c.reverts.iter().map(move |prefix| (prefix.as_str(), c.id)))
+        .collect();
+    let reverted_by = |commit: &ObjectId| -> Option<String> {
+        if reverted.is_empty() {
+            return None;
+        }
+        let hex = commit.to_string();
+        reverted
+            .iter()
+            .find(|(prefix, by)| hex.starts_with(prefix) && by != commit)
+            .map(|(_, by)| by.to_string())
+    };
+    let ids_reused = fold.retired.len() as u64;
+    let mut reused_named: Vec<String> = fold.retired.iter().map(|t| t.task.id.clone()).collect();
+    reused_named.sort_unstable();
+    let Fold {
+        tasks,
+        retired,
+        versions: versions_seen,
+        skipped,
+        version_meta,
+        ..
+    } = fold;
+    let mut tracked: Vec<Tracked> = tasks.into_values().chain(retired).collect();
+    tracked.sort_by_key(|t| (t.last_version != newest || t.retired.is_some(), t.last_version, t.order));
     let gone: Vec<&str> = tracked
         .iter()
-        .filter(|t| t.last_version != newest)
+        .filter(|t| t.last_version != newest && t.retired.is_none())
         .map(|t| t.task.id.as_str())
         .collect();
     if !gone.is_empty() {
@@ -379,7 +482,31 @@ pub fn board_from_history(
             if gone.len() == 1 { "task is" } else { "tasks are" }
         ));
     }
-    let tasks = tracked.into_iter().map(Tracked::finish).collect();
+    if !reused_named.is_empty() {
+        let mut named = reused_named
+            .iter()
+            .take(NAMED_IN_NOTE)
+            .map(|id| format!("{id:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if reused_named.len() > NAMED_IN_NOTE {
+            named.push_str(&format!(" and {} more", reused_named.len() - NAMED_IN_NOTE));
+        }
+        notes.push(format!(
+            "{} {} reused by a later task with another title and creation time; the earlier {} kept apart: {named}",
+            reused_named.len(),
+            if reused_named.len() == 1 { "id was" } else { "ids were" },
+            if reused_named.len() == 1 {
+                "task is"
+            } else {
+                "tasks are"
+            }
+        ));
+    }
+    let tasks = tracked
+        .into_iter()
+        .map(|t| t.finish(newest, &version_meta, &reverted_by))
+        .collect();
 
     let mut files: Vec<String> = units.into_iter().map(|(p, _)| p).collect();
     files.sort_unstable();
@@ -400,8 +527,12 @@ pub fn board_from_history(
         },
         tip,
         commits_walked: chain.len() as u64,
-        versions_read: fold.versions,
-        versions_skipped: fold.skipped.len() as u64,
+        versions_read: versions_seen,
+        versions_skipped: skipped.len() as u64,
+        versions_missing: skipped.iter().filter(|s| s.missing).count() as u64,
+        skipped,
+        tip_time: chain.last().map_or(Timestamp::UNIX_EPOCH, |c| c.time),
+        ids_reused,
         files,
     })
 }
@@ -428,6 +559,10 @@ struct ChainCommit {
     id: ObjectId,
     tree: ObjectId,
     time: Timestamp,
+    /// The author's name.
+    author: String,
+    /// The commits its message says it reverts (`This reverts commit <hex>`, at least 7 hex digits), lower case.
+    reverts: Vec<String>,
 }
 
 /// What is at the path in a commit's tree.
@@ -525,11 +660,46 @@ impl<F: Fn() -> gix::Repository + Sync> Ctx<'_, F> {
         })
     }
 
-    fn read_blob(&self, handle: &gix::Repository, commit: ObjectId, id: ObjectId) -> Result<Vec<u8>, TaskHistoryError> {
+    /// The blob `id`, or `None` when the repository lacks it (a partial clone).
+    fn read_blob(
+        &self,
+        handle: &gix::Repository,
+        commit: ObjectId,
+        id: ObjectId,
+    ) -> Result<Option<Vec<u8>>, TaskHistoryError> {
         let mut buf = Vec::new();
-        self.read(handle, commit, id, gix::objs::Kind::Blob, &mut buf)?;
-        Ok(buf)
+        let kind = match gix::objs::Find::try_find(&handle.objects, &id, &mut buf) {
+            Ok(None) => return Ok(None),
+            Ok(Some(data)) => data.kind,
+            Err(err) => return Err(self.git_error(commit, format!("cannot read blob {id}: {err}"))),
+        };
+        if kind != gix::objs::Kind::Blob {
+            return Err(self.git_error(commit, format!("object {id} is a {kind}, not a blob")));
+        }
+        Ok(Some(buf))
     }
+}
+
+/// The commits a message says it reverts: the hex after each `This reverts commit ` (git's own wording), at least
+/// 7 digits, lower case.
+fn reverted_commits(message: &BStr) -> Vec<String> {
+    const WORDS: &[u8] = b"this reverts commit ";
+    let lower = message.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find(WORDS) {
+        let start = from + at + WORDS.len();
+        let hex: String = lower[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .map(|&b| b as char)
+            .collect();
+        if hex.len() >= 7 {
+            out.push(hex);
+        }
+        from = start;
+    }
+    out
 }
 
 /// Resolves `rev` and peels tags down to a commit.
@@ -597,10 +767,16 @@ fn first_parent_chain<F: Fn() -> gix::Repository + Sync>(
             truncated = next.map(|_| id);
             next = None;
         }
+        let author = commit
+            .author()
+            .map(|a| a.name.to_str_lossy().into_owned())
+            .unwrap_or_default();
         chain.push(ChainCommit {
             id,
             tree: commit.tree(),
             time,
+            author,
+            reverts: reverted_commits(commit.message),
         });
     }
     chain.reverse();
@@ -792,22 +968,55 @@ struct Tracked {
     /// The time of the first commit holding the task.
     first_seen: Timestamp,
     history: Vec<StatusChange>,
+    /// The readable version each history entry was seen in.
+    change_versions: Vec<usize>,
     /// The readable version (counted from 0) the task was last seen in, and its place there.
     last_version: usize,
     order: usize,
+    /// The newest update time seen for the task.
+    max_updated: Option<Timestamp>,
+    /// The completion time the task had when it last left a closed category.
+    left_closed_at: Option<Option<Timestamp>>,
+    /// The readable version in which another task took its id.
+    retired: Option<usize>,
+    /// The title and creation time of the version that started the task: its identity.
+    identity: (String, Option<Timestamp>),
+}
+
+/// What is known of each readable version: its commit, time, author, and how many tasks changed status in it.
+#[derive(Debug, Clone)]
+struct VersionMeta {
+    commit: ObjectId,
+    time: Timestamp,
+    status_changes: u64,
 }
 
 impl Tracked {
-    fn finish(self) -> Task {
+    /// The task with its history, reopens, dates, provenance and removal; `newest` is the newest readable version.
+    fn finish(
+        self,
+        newest: usize,
+        versions: &[VersionMeta],
+        reverted_by: &dyn Fn(&ObjectId) -> Option<String>,
+    ) -> Task {
         let Tracked {
             task,
             record,
             first_seen,
-            history,
+            mut history,
+            change_versions,
+            last_version,
+            retired,
             ..
         } = self;
         let mut task = Arc::unwrap_or_clone(task);
         task.record = record;
+        for (change, &v) in history.iter_mut().zip(&change_versions) {
+            if let (Some(provenance), Some(meta)) = (change.provenance.as_mut(), versions.get(v)) {
+                provenance.status_changes_in_commit = meta.status_changes;
+                provenance.reverted_by = reverted_by(&meta.commit);
+            }
+        }
         let mut reopened = reopens(&history);
         reopened.extend(task.reopened_at.iter().copied());
         reopened.sort_unstable();
@@ -818,6 +1027,21 @@ impl Tracked {
             let now = task.status_category;
             task.completed = history.iter().find(|c| c.to_category == now).map(|c| c.at);
         }
+        let gone = if retired.is_some() || last_version != newest {
+            // The first readable version without it (for a reused id, that may be the reuse itself).
+            versions.get(last_version + 1).map(|meta| Removal {
+                at: meta.time,
+                commit: meta.commit.to_string(),
+                reason: if retired.is_some() {
+                    RemovalReason::IdReused
+                } else {
+                    RemovalReason::Deleted
+                },
+            })
+        } else {
+            None
+        };
+        task.removed = gone;
         task.history = Some(history);
         task
     }
@@ -832,16 +1056,34 @@ fn reopens(history: &[StatusChange]) -> Vec<Timestamp> {
         .collect()
 }
 
+/// Whether `new` is another task than the one whose identity (title, creation time) is `identity`, under the same
+/// id: the title and the creation time both differ from those of the version that started the task (both known;
+/// titles compared trimmed). Compared with the start, not the previous version, so that a reuse written in two
+/// steps (the title in one commit, the creation time in the next) is seen.
+fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task) -> bool {
+    let (title, created) = identity;
+    !title.is_empty()
+        && !new.title.trim().is_empty()
+        && title != new.title.trim()
+        && matches!((created, new.created), (Some(a), Some(b)) if *a != b)
+}
+
 #[derive(Default)]
 struct Fold {
     tasks: HashMap<String, Tracked>,
+    /// Earlier tasks whose id a later task took.
+    retired: Vec<Tracked>,
+    /// How many times each id was reused.
+    reuses: HashMap<String, usize>,
+    split_reused_ids: bool,
     /// Readable versions folded so far; the index of the newest one.
     readable: usize,
     newest: Option<usize>,
+    version_meta: Vec<VersionMeta>,
     /// Versions seen (readable or not).
     versions: u64,
-    /// The versions that could not be read: commit, time, error.
-    skipped: Vec<(ObjectId, Timestamp, String)>,
+    /// The versions that could not be read.
+    skipped: Vec<SkippedVersion>,
     duplicate_versions: u64,
     first_duplicate: Option<(String, ObjectId)>,
     /// The chain index of the commit that deleted the file, while it stays deleted.
@@ -849,8 +1091,24 @@ struct Fold {
 }
 
 impl Fold {
-    fn skip(&mut self, commit: &ChainCommit, message: String) {
-        self.skipped.push((commit.id, commit.time, message));
+    fn skip(&mut self, commit: &ChainCommit, missing: bool, message: String) {
+        self.skipped.push(SkippedVersion {
+            commit: commit.id,
+            time: commit.time,
+            missing,
+            message,
+        });
+    }
+
+    fn provenance(commit: &ChainCommit, stale: bool, restores_completion: bool) -> Option<Box<Provenance>> {
+        Some(Box::new(Provenance {
+            commit: commit.id.to_string(),
+            author: commit.author.clone(),
+            status_changes_in_commit: 0,
+            stale,
+            reverted_by: None,
+            restores_completion,
+        }))
     }
 
     fn add(&mut self, commit: &ChainCommit, entries: Vec<Entry>) {
@@ -859,7 +1117,23 @@ impl Fold {
         self.newest = Some(v);
         let at = commit.time;
         let mut duplicate = false;
+        let mut changes = 0u64;
         for (order, Entry { task, record }) in entries.into_iter().enumerate() {
+            if self.split_reused_ids
+                && let Some(tracked) = self.tasks.get(&task.id)
+                && tracked.last_version != v
+                && !Arc::ptr_eq(&tracked.task, &task)
+                && is_reuse(&tracked.identity, &task)
+            {
+                let mut earlier = self.tasks.remove(&task.id).expect("looked up above");
+                let n = self.reuses.entry(task.id.clone()).or_default();
+                *n += 1;
+                let mut renamed = Arc::unwrap_or_clone(earlier.task);
+                renamed.id = format!("{}~{n}", renamed.id);
+                earlier.task = Arc::new(renamed);
+                earlier.retired = Some(v);
+                self.retired.push(earlier);
+            }
             match self.tasks.get_mut(&task.id) {
                 Some(tracked) if tracked.last_version == v => {
                     if !duplicate {
@@ -872,13 +1146,27 @@ impl Fold {
                     let same = Arc::ptr_eq(&tracked.task, &task)
                         || (tracked.task.status == task.status && tracked.task.status_category == task.status_category);
                     if !same {
+                        let stale = matches!((tracked.max_updated, task.updated), (Some(max), Some(now)) if now < max);
+                        let was_closed = tracked.task.status_category.is_closed();
+                        let closes = task.status_category.is_closed();
+                        if was_closed && !closes {
+                            tracked.left_closed_at = Some(tracked.task.completed);
+                        }
+                        let restores = !was_closed
+                            && closes
+                            && task.completed.is_some()
+                            && tracked.left_closed_at == Some(task.completed);
                         tracked.history.push(StatusChange {
                             at,
                             from: Some(tracked.task.status.clone()),
                             to: task.status.clone(),
                             to_category: task.status_category,
+                            provenance: Self::provenance(commit, stale, restores),
                         });
+                        tracked.change_versions.push(v);
+                        changes += 1;
                     }
+                    tracked.max_updated = tracked.max_updated.max(task.updated);
                     tracked.task = task;
                     tracked.record = record;
                     tracked.last_version = v;
@@ -890,26 +1178,38 @@ impl Fold {
                     } else {
                         task.created
                     };
+                    let (task_title, task_created) = (task.title.trim().to_owned(), task.created);
                     let first = StatusChange {
                         at: own.map_or(at, |own| own.min(at)),
                         from: None,
                         to: task.status.clone(),
                         to_category: task.status_category,
+                        provenance: Self::provenance(commit, false, false),
                     };
                     self.tasks.insert(
                         task.id.clone(),
                         Tracked {
+                            max_updated: task.updated,
                             task,
                             record,
                             first_seen: at,
                             history: vec![first],
+                            change_versions: vec![v],
                             last_version: v,
                             order,
+                            left_closed_at: None,
+                            retired: None,
+                            identity: (task_title, task_created),
                         },
                     );
                 }
             }
         }
+        self.version_meta.push(VersionMeta {
+            commit: commit.id,
+            time: at,
+            status_changes: changes,
+        });
     }
 }
 
@@ -924,6 +1224,7 @@ mod tests {
             from: from.map(str::to_owned),
             to: to.to_owned(),
             to_category,
+            provenance: None,
         }
     }
 
@@ -955,6 +1256,8 @@ mod tests {
             id: ObjectId::from_bytes_or_panic(&[n; 20]),
             tree: ObjectId::empty_tree(gix::hash::Kind::Sha1),
             time: format!("2025-11-{day:02}T12:00:00Z").parse().unwrap(),
+            author: "Ada".to_owned(),
+            reverts: Vec::new(),
         };
         let task = |id: &str, status: &str, category: StatusCategory| {
             let mut task = Task::new(id, Record::Line(1));
@@ -964,6 +1267,15 @@ mod tests {
                 task: Arc::new(task),
                 record: Record::Line(1),
             }
+        };
+        let plain = |history: &[StatusChange]| -> Vec<StatusChange> {
+            history
+                .iter()
+                .map(|c| StatusChange {
+                    provenance: None,
+                    ..c.clone()
+                })
+                .collect()
         };
         let mut fold = Fold::default();
         fold.add(&commit(1, 1), vec![task("a", "open", StatusCategory::Todo)]);
@@ -975,13 +1287,28 @@ mod tests {
                 task("b", "open", StatusCategory::Todo),
             ],
         );
-        fold.skip(&commit(3, 3), "broken".to_owned());
+        fold.skip(&commit(3, 3), false, "broken".to_owned());
         fold.add(&commit(4, 4), vec![task("a", "open", StatusCategory::Todo)]);
         assert_eq!(fold.duplicate_versions, 1);
         assert_eq!(fold.first_duplicate, Some(("b".to_owned(), commit(2, 2).id)));
-        let a = fold.tasks.remove("a").unwrap().finish();
+        let none = |_: &ObjectId| None;
+        let a = fold.tasks.remove("a").unwrap().finish(2, &fold.version_meta, &none);
+        let commits: Vec<&str> = a
+            .history
+            .iter()
+            .flatten()
+            .map(|c| c.provenance.as_ref().unwrap().commit.as_str())
+            .collect();
         assert_eq!(
-            a.history.as_deref().unwrap(),
+            commits,
+            [
+                commit(1, 1).id.to_string(),
+                commit(2, 2).id.to_string(),
+                commit(4, 4).id.to_string()
+            ]
+        );
+        assert_eq!(
+            plain(a.history.as_deref().unwrap()),
             [
                 change("2025-11-01T12:00:00Z", None, "open", StatusCategory::Todo),
                 change("2025-11-02T12:00:00Z", Some("open"), "closed", StatusCategory::Done),
@@ -993,7 +1320,7 @@ mod tests {
         assert_eq!(a.completed, None);
         let b = fold.tasks.remove("b").unwrap();
         assert_eq!((b.last_version, b.order, b.record), (1, 1, Record::Line(1)));
-        let b = b.finish();
+        let b = b.finish(2, &fold.version_meta, &none);
         assert_eq!(b.status, "closed");
         assert_eq!(b.completed, Some("2025-11-02T12:00:00Z".parse().unwrap()));
     }

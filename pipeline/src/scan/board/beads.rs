@@ -30,6 +30,8 @@ fn read_issue(value: &Value, number: u64, tz: &TimeZone) -> Result<Task, String>
     task.resolution = issue.text("close_reason")?.map(str::to_owned);
     task.status_category = status_category(&task.status, task.resolution.as_deref());
     task.created = issue.time("created_at", tz, EXAMPLE)?;
+    // Read leniently: only histories use it, and a version must not be refused for it.
+    task.updated = issue.time("updated_at", tz, EXAMPLE).ok().flatten();
     let closed = issue.time("closed_at", tz, EXAMPLE)?;
     if task.status_category.is_closed() {
         task.completed = closed;

@@ -301,6 +301,7 @@ fn apply_timeline(task: &mut Task, url: Option<&str>, mut events: Vec<Event>) {
                     from: Some(state.to_owned()),
                     to: "CLOSED".to_owned(),
                     to_category: category,
+                    provenance: None,
                 });
                 state = "CLOSED";
                 if let Some(commit) = event.commit {
@@ -320,6 +321,7 @@ fn apply_timeline(task: &mut Task, url: Option<&str>, mut events: Vec<Event>) {
                     from: Some(state.to_owned()),
                     to: "OPEN".to_owned(),
                     to_category: StatusCategory::Todo,
+                    provenance: None,
                 });
                 state = "OPEN";
                 task.reopened_at.push(event.at);

@@ -166,6 +166,7 @@ fn read_issue(
                     from: item.text("fromString")?.map(str::to_owned),
                     to_category: category_of(&to),
                     to,
+                    provenance: None,
                 });
             }
         }

@@ -323,6 +323,7 @@ fn reopens_are_changes_out_of_closed_categories() {
         from: from.map(str::to_owned),
         to: to.to_owned(),
         to_category: category_of_status(to),
+        provenance: None,
     };
     let history = [
         change("2025-01-01T00:00:00Z", Some("To Do"), "Done"),

@@ -128,6 +128,7 @@ fn read_action<'a>(
             from: list_name("listBefore")?,
             to,
             to_category,
+            provenance: None,
         });
     }
     Ok(())
