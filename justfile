@@ -27,7 +27,8 @@ example:
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     # Exit 3 (P2 could not run, e.g. outside a git checkout) still leaves the P1 and P3 reports.
-    SOURCE_DATE_EPOCH=1767225600 cargo run --quiet --bin phase0 -- demo --repo . --out "$tmp" > /dev/null || [ $? -eq 3 ]
+    phase0=$(scripts/phase0-bin.sh dev)
+    SOURCE_DATE_EPOCH=1767225600 "$phase0" demo --repo . --out "$tmp" > /dev/null || [ $? -eq 3 ]
     rm -rf reports/example
     mkdir -p reports/example
     cp -R "$tmp/p1" "$tmp/p3" reports/example/
@@ -99,4 +100,8 @@ p3 *args:
 # The weekly reports into reports/<ISO week>/ and reports/index.md: `just weekly [--config FILE] [--week 2026-W47]`.
 # Reports are dated today 00:00 UTC unless SOURCE_DATE_EPOCH or --as-of says otherwise. Exit 3: partial.
 weekly *args:
-    SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(( $(date -u +%s) / 86400 * 86400 ))}" cargo run --quiet --release --bin phase0 -- weekly {{args}}
+    #!/usr/bin/env bash
+    set -euo pipefail
+    # Built without SOURCE_DATE_EPOCH, run with it: setting it for cargo would rebuild libdeflate-sys daily.
+    phase0=$(scripts/phase0-bin.sh)
+    SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(( $(date -u +%s) / 86400 * 86400 ))}" "$phase0" weekly {{args}}

@@ -1747,7 +1747,11 @@ impl BlobDiffer {
             detail.removed_hashes = lines(old).map(hash_line).collect();
         } else {
             use gix::diff::blob::{Algorithm, Diff, InternedInput};
-            let input = InternedInput::new(old, new);
+            // Only the lines between the common head and tail are diffed (git's xdiff trims them the same way):
+            // a fix or a change in its window usually touches a few lines of a long file, and interning every line
+            // of both sides was most of P2's time on small histories.
+            let (head, tail) = common_line_ends(old, new);
+            let input = InternedInput::new(&old[head..old.len() - tail], &new[head..new.len() - tail]);
             let diff = Diff::compute(Algorithm::Myers, &input);
             for hunk in diff.hunks() {
                 for &token in tokens(&input.before, hunk.before) {
@@ -1762,6 +1766,60 @@ impl BlobDiffer {
         detail.removed = count(detail.removed_hashes.len());
         Ok(detail)
     }
+}
+
+/// The lengths in bytes of the whole lines `old` and `new` share at their start and at their end, not overlapping:
+/// the head ends just after a `\n`, the tail starts just after one (or at the head's end), in both. Matching the
+/// common head and tail is always part of a longest common subsequence, so diffing only what lies between gives an
+/// edit script of the same length.
+fn common_line_ends(old: &[u8], new: &[u8]) -> (usize, usize) {
+    let same_start = common_prefix(old, new);
+    // A whole-line head: up to the last `\n` inside the shared bytes.
+    let head = old[..same_start].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let room = old.len().min(new.len()) - head;
+    let same_end = common_suffix(&old[old.len() - room..], &new[new.len() - room..]);
+    // A whole-line tail: the shared bytes when they start a line in both (at the head, or after a `\n`), else from
+    // just after the first `\n` inside them, which starts a line in both since the shared bytes are equal.
+    let (old_start, new_start) = (old.len() - same_end, new.len() - same_end);
+    let starts_line = |side: &[u8], at: usize| at == head || side[at - 1] == b'\n';
+    let tail = if starts_line(old, old_start) && starts_line(new, new_start) {
+        same_end
+    } else {
+        old[old_start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(0, |i| same_end - i - 1)
+    };
+    (head, tail)
+}
+
+/// The length of the common prefix of `a` and `b`, compared 64 bytes at a time (a `memcmp`) before byte by byte:
+/// the common head of two versions of a long file is most of it.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n && a[i..i + CHUNK] == b[i..i + CHUNK] {
+        i += CHUNK;
+    }
+    i + a[i..n].iter().zip(&b[i..n]).take_while(|(x, y)| x == y).count()
+}
+
+/// The length of the common suffix of `a` and `b`, as [`common_prefix`] does it from the end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + CHUNK <= n && a[n - i - CHUNK..n - i] == b[n - i - CHUNK..n - i] {
+        i += CHUNK;
+    }
+    i + a[..n - i]
+        .iter()
+        .rev()
+        .zip(b[..n - i].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 #[cfg(test)]
@@ -1794,8 +1852,62 @@ mod tests {
         .prop_map(EntryMode::from)
     }
 
+    /// The line-level diff of `old` and `new` (removed, added) as multisets of lines, with or without the common
+    /// ends trimmed.
+    fn line_diff(old: &[u8], new: &[u8], trim: bool) -> (usize, usize) {
+        use gix::diff::blob::{Algorithm, Diff, InternedInput};
+        let (head, tail) = if trim { common_line_ends(old, new) } else { (0, 0) };
+        let input = InternedInput::new(&old[head..old.len() - tail], &new[head..new.len() - tail]);
+        let diff = Diff::compute(Algorithm::Myers, &input);
+        (diff.count_removals() as usize, diff.count_additions() as usize)
+    }
+
+    #[test]
+    fn common_prefix_and_suffix_across_chunks() {
+        let long: Vec<u8> = (0..200u8).collect();
+        let mut other = long.clone();
+        other[130] = 0xff;
+        assert_eq!((common_prefix(&long, &other), common_suffix(&long, &other)), (130, 69));
+        assert_eq!(
+            (common_prefix(&long, &long[..70]), common_suffix(&long, &long[130..])),
+            (70, 70)
+        );
+        assert_eq!((common_prefix(b"", b"a"), common_suffix(b"ab", b"b")), (0, 1));
+    }
+
+    #[test]
+    fn common_line_ends_are_whole_lines() {
+        assert_eq!(common_line_ends(b"a\nb\nc\n", b"a\nx\nc\n"), (2, 2));
+        assert_eq!(common_line_ends(b"a\nbc\n", b"a\nxc\n"), (2, 0));
+        assert_eq!(common_line_ends(b"ab\n", b"ab\n"), (3, 0));
+        assert_eq!(common_line_ends(b"a\n", b"a\na\n"), (2, 0));
+        assert_eq!(common_line_ends(b"x\na\n", b"a\n"), (0, 2));
+        assert_eq!(common_line_ends(b"abc", b"abd"), (0, 0));
+        assert_eq!(common_line_ends(b"xa\n", b"a\n"), (0, 0));
+        assert_eq!(common_line_ends(b"a\nxb\nc\n", b"a\nb\nc\n"), (2, 2));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Trimming the common head and tail never changes how many lines a diff removes and adds.
+        #[test]
+        fn trimming_common_ends_keeps_the_edit_length(
+            old in prop::collection::vec(prop::sample::select(vec!["a\n", "b\n", "c\n", "a", "\n", "bb\n", "xa\n"]), 0..12),
+            edits in prop::collection::vec((0usize..12, prop::sample::select(vec!["a\n", "b\n", "x\n", "", "c"])), 0..4),
+        ) {
+            let old: String = old.concat();
+            let mut lines: Vec<&str> = old.split_inclusive('\n').collect();
+            for (at, line) in edits {
+                let at = at.min(lines.len());
+                if line.is_empty() && at < lines.len() { lines.remove(at); } else { lines.insert(at, line); }
+            }
+            let new: String = lines.concat();
+            prop_assume!(!old.is_empty() && !new.is_empty());
+            let (head, tail) = common_line_ends(old.as_bytes(), new.as_bytes());
+            prop_assert!(head + tail <= old.len().min(new.len()));
+            prop_assert_eq!(line_diff(old.as_bytes(), new.as_bytes(), true), line_diff(old.as_bytes(), new.as_bytes(), false));
+        }
 
         /// `find_entries` (early exits, eight-byte NUL search) finds what decoding every entry finds, in trees
         /// whose names share prefixes with the wanted names and whose ids hold NULs and spaces.
