@@ -11,7 +11,10 @@ use std::time::SystemTime;
 /// behind by earlier dependency versions and no longer decide anything.
 fn newest_build_outputs(build_dir: &Path) -> Vec<(String, PathBuf)> {
     let mut newest: std::collections::BTreeMap<String, (SystemTime, PathBuf)> = Default::default();
-    for entry in fs::read_dir(build_dir).expect("the profile's build directory").flatten() {
+    for entry in fs::read_dir(build_dir)
+        .expect("the profile's build directory")
+        .flatten()
+    {
         let output = entry.path().join("output");
         let Ok(meta) = fs::metadata(&output) else { continue };
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -22,7 +25,10 @@ fn newest_build_outputs(build_dir: &Path) -> Vec<(String, PathBuf)> {
             newest.insert(package, (modified, output));
         }
     }
-    newest.into_iter().map(|(package, (_, output))| (package, output)).collect()
+    newest
+        .into_iter()
+        .map(|(package, (_, output))| (package, output))
+        .collect()
 }
 
 #[test]
@@ -46,7 +52,10 @@ fn no_build_script_reruns_when_source_date_epoch_changes() {
         })
         .map(|(package, _)| package.as_str())
         .collect();
-    assert!(asking.is_empty(), "build scripts that rerun when SOURCE_DATE_EPOCH changes: {asking:?}");
+    assert!(
+        asking.is_empty(),
+        "build scripts that rerun when SOURCE_DATE_EPOCH changes: {asking:?}"
+    );
 }
 
 #[test]
@@ -59,5 +68,8 @@ fn cc_stays_below_the_version_that_reruns_on_source_date_epoch() {
         .map(|v| v.trim_end_matches('"').to_owned())
         .expect("cc in Cargo.lock");
     let minor: u32 = version.split('.').nth(1).unwrap().parse().unwrap();
-    assert!(version.starts_with("1.") && minor < 9, "cc {version} reruns libdeflate's build on every new date");
+    assert!(
+        version.starts_with("1.") && minor < 9,
+        "cc {version} reruns libdeflate's build on every new date"
+    );
 }

@@ -1882,12 +1882,21 @@ mod tests {
     /// sides interned on its own (as `InternedInput::new` does).
     fn line_diff(old: &[u8], new: &[u8], share_ends: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
         use gix::diff::blob::{Algorithm, Diff, InternedInput};
-        let input = if share_ends { intern_sharing_ends(old, new) } else { InternedInput::new(old, new) };
+        let input = if share_ends {
+            intern_sharing_ends(old, new)
+        } else {
+            InternedInput::new(old, new)
+        };
         let diff = Diff::compute(Algorithm::Myers, &input);
         let text = |side: &[gix::diff::blob::Token], range| -> Vec<u8> {
-            tokens(side, range).iter().flat_map(|&t| input.interner[t].to_vec()).collect()
+            tokens(side, range)
+                .iter()
+                .flat_map(|&t| input.interner[t].to_vec())
+                .collect()
         };
-        diff.hunks().map(|h| (text(&input.before, h.before), text(&input.after, h.after))).collect()
+        diff.hunks()
+            .map(|h| (text(&input.before, h.before), text(&input.after, h.after)))
+            .collect()
     }
 
     #[test]
