@@ -1776,7 +1776,7 @@ fn intern_sharing_ends<'a>(old: &'a [u8], new: &'a [u8]) -> gix::diff::blob::Int
     let mut input = InternedInput::<&[u8]>::default();
     let (old_lines, new_lines) = (old.estimate_tokens(), new.estimate_tokens());
     input.reserve(old_lines, new_lines);
-    let mut shared = |part: &'a [u8], input: &mut InternedInput<&'a [u8]>| -> Vec<Token> {
+    let shared = |part: &'a [u8], input: &mut InternedInput<&'a [u8]>| -> Vec<Token> {
         part.tokenize().map(|line| input.interner.intern(line)).collect()
     };
     let head_tokens = shared(&old[..head], &mut input);
