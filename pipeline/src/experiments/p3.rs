@@ -34,6 +34,15 @@
 //!   the completion (`implementing-commit` before), and a follow-up created at most `split_work_minutes` after
 //!   the completion in a commit by the author of the completing commit is `split-work`. Every would-be signal
 //!   of an eligible task within its window, kept or set aside, is an evidence row (`p3-signals.csv`).
+//! * **Version 3** (optional fields of `[history]`, each off when absent, so version 2's file reads as before):
+//!   `task_files` makes `--repo` read those files of `.beads/` as one task set (the scanner's directory mode,
+//!   newest copy of an id); `reuse_title_overlap_below` splits retitled ids (scanner); in the walk, a reopen whose
+//!   previous status came from a stale version is `stale-carried`, a reopen in a commit that changed only the task
+//!   files and reopened more than `bulk_reopens_above` tasks is `bulk-reopens`, a reopen whose next kept close
+//!   comes with no commit changing other files in between (both included) is `administrative-reclose`; with
+//!   `commit_subject_only`, `wrong.commit` needs the id in the subject, not right after one of `passing_words`,
+//!   at a time the task held the id (`passing-mention`). The version-3 exclusion rules appear in the report only
+//!   when on.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL

@@ -47,7 +47,13 @@
 //!   had when it last left a closed category. Facts only: the experiment's rules decide what they mean.
 //! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
-//!   [`board::Removal`] of reason `IdReused`. A task no longer in the newest version has a `Deleted` removal dated
+//!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
+//!   that keeps less than that share of the first title's words is a new task whatever the creation time.
+//! - **Directory mode options**: [`HistoryOptions::only_files`] names the files read; with
+//!   [`HistoryOptions::newest_copy`] an id held by several files in one version is followed in its copy with the
+//!   newest update time. A directory holding none of the files read counts as no file (as if deleted).
+//! - **Other files**: every first-parent commit is marked when its root tree differs from its parent's outside
+//!   the path's top-level entry ([`Provenance::touches_other_files`], and a running count of such commits). A task no longer in the newest version has a `Deleted` removal dated
 //!   by the first readable version without it.
 //! - **Tasks**: those of the newest readable version, in its order, then the tasks that are no longer in it,
 //!   kept as last seen (a done task removed by a clean-up still counts as completed), ordered by the version they
