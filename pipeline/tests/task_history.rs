@@ -668,22 +668,30 @@ fn ten_thousand_commits_timing() {
 // ---------------------------------------------------------------------------------------------------------------
 // P3 version 2 on a history with every artifact (`tests/fixtures/task_history/artifacts.sh`)
 
-/// Runs `phase0 p3 --repo` (the library) on the fixture, under the embedded prereg (version 2) or version 1;
-/// returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
-fn p3_on(fx: &Fixture, version_one: bool) -> (String, String, String) {
+/// Runs `phase0 p3 --repo` (the library) on the fixture under pre-registration `version` (1 and 2: the kept
+/// files, 3: the embedded one); returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
+fn p3_on(fx: &Fixture, version: u32) -> (String, String, String) {
+    p3_at(fx, version, "2026-04-01")
+}
+
+fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
     use pipeline::commands::p3::{P3Args, run};
-    let out = fx.tmp.path().join(if version_one { "v1" } else { "v2" });
-    let prereg = version_one.then(|| {
-        let v2 = include_str!("../../experiments/p3.toml");
-        let v1 = &v2[..v2.find("\n[history]").unwrap()];
-        let path = fx.tmp.path().join("p3-v1.toml");
-        std::fs::write(&path, v1.replace("version = 2\n", "")).unwrap();
+    let out = fx.tmp.path().join(format!("v{version}"));
+    let v2 = include_str!("data/p3-v2.toml");
+    let prereg = match version {
+        1 => Some(v2[..v2.find("\n[history]").unwrap()].replace("version = 2\n", "")),
+        2 => Some(v2.to_owned()),
+        _ => None,
+    }
+    .map(|text| {
+        let path = fx.tmp.path().join(format!("p3-v{version}.toml"));
+        std::fs::write(&path, text).unwrap();
         path
     });
     let outcome = run(&P3Args {
         format: "auto".into(),
         out: out.clone(),
-        as_of: Some("2026-04-01".into()),
+        as_of: Some(as_of.into()),
         repo: Some(fx.root.clone()),
         prereg,
         ..P3Args::default()
@@ -697,7 +705,7 @@ fn p3_on(fx: &Fixture, version_one: bool) -> (String, String, String) {
 fn version_two_sets_each_artifact_aside_task_by_task() {
     let fx = Fixture::build("artifacts.sh");
     let c = |n: usize| fx.rev(&format!("HEAD~{n}"));
-    let (summary, tasks, signals) = p3_on(&fx, false);
+    let (summary, tasks, signals) = p3_on(&fx, 2);
     // Completed tasks, eligible (the as-of date is far past every window): their signals after the rules. The
     // first bd-reuse (closed 01-02, its id taken on 01-05) and bd-temp (closed 01-02, deleted 01-09) left the
     // file before their window elapsed: not eligible, not listed.
@@ -819,7 +827,7 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
 #[test]
 fn version_one_counts_every_artifact_as_a_signal() {
     let fx = Fixture::build("artifacts.sh");
-    let (summary, tasks, _) = p3_on(&fx, true);
+    let (summary, tasks, _) = p3_on(&fx, 1);
     // No [history]: ids are not split, deleted tasks stay eligible, every reopen and mention counts.
     let bulk: String = (1..=11)
         .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,wrong.reopened\n"))
@@ -891,7 +899,8 @@ fn a_missing_blob_skips_its_version_and_names_it() {
     assert_eq!(
         line,
         format!(
-            "  task file       .beads/issues.jsonl: 9 versions in 12 commits; 2 skipped: 1 with objects missing from the \
+            // Version 3 reads the task files of `.beads/` together: the input is the directory.
+            "  task file       .beads: 9 versions in 12 commits; 2 skipped: 1 with objects missing from the \
              repository (a partial clone?), e.g. commit {}; 1 unreadable, e.g. commit {}",
             &fx.rev("HEAD~2")[..9],
             &fx.rev("HEAD~6")[..9]
@@ -937,5 +946,135 @@ fn without_a_task_file_the_error_names_every_path_tried() {
             fx.root.display(),
             fx.rev("HEAD")
         )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// P3 version 3 on a history with the artifacts version 2 counted (`tests/fixtures/task_history/artifacts_v3.sh`)
+
+#[test]
+fn version_three_sets_each_new_artifact_aside_task_by_task() {
+    let fx = Fixture::build("artifacts_v3.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 15 - n));
+    // Version 2 counts every one of them: each task carries a signal.
+    let (_, tasks, signals) = p3_at(&fx, 2, "2026-06-01");
+    let done = "2026-02-02T09:00:00Z";
+    let ids = [
+        "bd-admin",
+        "bd-body",
+        "bd-carry",
+        "bd-fix",
+        "bd-gen",
+        "bd-move",
+        "bd-renum",
+        "bd-see",
+        "bd-small1",
+        "bd-small2",
+        "bd-small3",
+    ];
+    let v2_signals = [
+        "wrong.reopened",
+        "wrong.commit",
+        "wrong.reopened",
+        "wrong.commit",
+        "wrong.reopened",
+        "wrong.commit",
+        "wrong.commit;wrong.reopened",
+        "wrong.commit",
+        "wrong.reopened",
+        "wrong.reopened",
+        "wrong.reopened",
+    ];
+    let expected: String = ids
+        .iter()
+        .zip(v2_signals)
+        .map(|(id, s)| format!("0,{id},{done},false,{s}\n"))
+        .collect();
+    assert_eq!(tasks, format!("input,id,completed,censored,signals\n{expected}"));
+    let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, completed: &str| {
+        format!("0,{task},{signal},2026-02-{at}T09:00:00Z,{commit},{rule},{completed},\n")
+    };
+    let small = |rule: &str| -> String {
+        (1..=3)
+            .map(|n| row(&format!("bd-small{n}"), "wrong.reopened", "08", c(8), rule, done))
+            .collect()
+    };
+    assert_eq!(
+        signals,
+        [
+            "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
+            row("bd-admin", "wrong.reopened", "09", c(9), "", done),
+            row("bd-body", "wrong.commit", "13", c(13), "", done),
+            row("bd-carry", "wrong.reopened", "06", c(6), "stale-overwrite", done),
+            row("bd-carry", "wrong.reopened", "07", c(7), "", done),
+            row("bd-fix", "wrong.commit", "15", c(15), "", done),
+            row("bd-gen", "wrong.reopened", "11", c(11), "", done),
+            row("bd-move", "wrong.commit", "04", c(4), "", done),
+            row("bd-renum", "wrong.reopened", "03", c(3), "", done),
+            row("bd-renum", "wrong.commit", "05", c(5), "", done),
+            row("bd-see", "wrong.commit", "14", c(14), "", done),
+            small(""),
+        ]
+        .concat()
+    );
+
+    // Version 3: the moved and the renumbered task are new tasks (the earlier ones left before their window
+    // elapsed: not eligible); the new bd-move was closed by its own commit; what is left are bd-gen's reopen,
+    // closed again with code, and the fix naming bd-fix in its subject.
+    let (summary, tasks, signals) = p3_at(&fx, 3, "2026-06-01");
+    let v3: String = [
+        ("bd-admin", done, ""),
+        ("bd-body", done, ""),
+        ("bd-carry", done, ""),
+        ("bd-fix", done, "wrong.commit"),
+        ("bd-gen", done, "wrong.reopened"),
+        ("bd-move", "2026-02-04T09:00:00Z", ""),
+        ("bd-see", done, ""),
+        ("bd-small1", done, ""),
+        ("bd-small2", done, ""),
+        ("bd-small3", done, ""),
+    ]
+    .iter()
+    .map(|(id, completed, s)| format!("0,{id},{completed},false,{s}\n"))
+    .collect();
+    assert_eq!(tasks, format!("input,id,completed,censored,signals\n{v3}"));
+    assert_eq!(
+        signals,
+        [
+            "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
+            row("bd-admin", "wrong.reopened", "09", c(9), "administrative-reclose", done),
+            row("bd-body", "wrong.commit", "13", c(13), "passing-mention", done),
+            row("bd-carry", "wrong.reopened", "06", c(6), "stale-overwrite", done),
+            row("bd-carry", "wrong.reopened", "07", c(7), "stale-carried", done),
+            row("bd-fix", "wrong.commit", "15", c(15), "", done),
+            row("bd-gen", "wrong.reopened", "11", c(11), "", done),
+            row(
+                "bd-move",
+                "wrong.commit",
+                "04",
+                c(4),
+                "implementing-commit",
+                "2026-02-04T09:00:00Z"
+            ),
+            row("bd-see", "wrong.commit", "14", c(14), "passing-mention", done),
+            small("bulk-reopens"),
+        ]
+        .concat()
+    );
+    let line = |prefix: &str| {
+        summary
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in\n{summary}"))
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(
+        line("removed"),
+        "removed         2 tasks left the task file (2 of them ids reused by another task); 2 completed were removed before their window elapsed (left out)"
+    );
+    assert_eq!(
+        line("base rate"),
+        "base rate       2 of 10 = 20.0% [5.7%, 51.0%] (2 wrong, 0 right)"
     );
 }

@@ -48,6 +48,7 @@ fn task_files_board(
     format: Option<Format>,
     tz: &jiff::tz::TimeZone,
     options: crate::scan::task_history::HistoryOptions,
+    task_files: &[String],
 ) -> Result<(board::Board, render::TaskFiles), CommandError> {
     use crate::scan::task_history::{self, TaskHistoryError};
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
@@ -59,10 +60,23 @@ fn task_files_board(
             Format::Jsonl
         })
     };
-    let read = |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options);
+    let read =
+        |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options.clone());
+    // Version 3: the task files under `.beads/` a history used, read as one task set per commit.
+    let read_beads = || {
+        if task_files.is_empty() {
+            return read(".beads/issues.jsonl");
+        }
+        let options = task_history::HistoryOptions {
+            only_files: task_files.to_vec(),
+            newest_copy: true,
+            ..options.clone()
+        };
+        task_history::board_from_history_with(&handle, None, ".beads", format.unwrap_or(Format::Beads), tz, options)
+    };
     let history = match path {
         Some(path) => read(path),
-        None => match read(".beads/issues.jsonl") {
+        None => match read_beads() {
             Err(TaskHistoryError::NeverExisted { .. }) => match read("data/") {
                 // Name every path tried, not only the last.
                 Err(TaskHistoryError::NeverExisted { repo, rev, tip, .. }) => {
@@ -107,13 +121,14 @@ fn task_files_board(
 fn commit_mentions(
     repo: &std::path::Path,
     boards: &[board::Board],
+    passing: &[String],
 ) -> Result<(p3::CommitMentions, render::RepositoryMentions), CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let p2 = Prereg::p2(None).map_err(|e| input(&e))?;
     let handle = crate::scan::git::open(repo).map_err(|e| input(&e))?;
     let history = crate::scan::git::walk(&handle, &Default::default()).map_err(|e| input(&e))?;
     let remedies = crate::experiments::p2::remedies(&history.commits, &p2.spec);
-    let mentions = p3::commit_mentions(&remedies, boards);
+    let mentions = p3::commit_mentions(&remedies, boards, passing);
     let tip_time = history
         .tip
         .and_then(|tip| history.commits.iter().find(|c| c.id == tip))
@@ -201,17 +216,26 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     if let Some(repo) = &args.repo
         && (args.inputs.is_empty() || args.data_dir.is_some())
     {
+        let rules = prereg.spec.history.as_ref();
         let options = crate::scan::task_history::HistoryOptions {
-            split_reused_ids: prereg.spec.history.as_ref().is_some_and(|h| h.id_reuse),
+            split_reused_ids: rules.is_some_and(|h| h.id_reuse),
+            reuse_title_overlap_below: rules.and_then(|h| h.reuse_title_overlap_below),
+            only_files: Vec::new(),
+            newest_copy: false,
         };
-        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz, options)?;
+        let beads_files: &[String] = rules.map_or(&[], |h| h.task_files.as_slice());
+        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz, options, beads_files)?;
         boards.push(board);
         task_files = Some(summary);
     }
     let as_of_instant = as_of.as_deref().and_then(|at| at.parse::<jiff::Timestamp>().ok());
     let commits = match &args.repo {
         None => None,
-        Some(repo) => Some(commit_mentions(repo, &boards)?),
+        Some(repo) => Some(commit_mentions(
+            repo,
+            &boards,
+            prereg.spec.history.as_ref().map_or(&[], |h| h.passing_words.as_slice()),
+        )?),
     };
     let analysis = p3::analyze_with_commits(
         &boards,

@@ -34,6 +34,15 @@
 //!   the completion (`implementing-commit` before), and a follow-up created at most `split_work_minutes` after
 //!   the completion in a commit by the author of the completing commit is `split-work`. Every would-be signal
 //!   of an eligible task within its window, kept or set aside, is an evidence row (`p3-signals.csv`).
+//! * **Version 3** (optional fields of `[history]`, each off when absent, so version 2's file reads as before):
+//!   `task_files` makes `--repo` read those files of `.beads/` as one task set (the scanner's directory mode,
+//!   newest copy of an id); `reuse_title_overlap_below` splits retitled ids (scanner); in the walk, a reopen whose
+//!   previous status came from a stale version is `stale-carried`, a reopen in a commit that changed only the task
+//!   files and reopened more than `bulk_reopens_above` tasks is `bulk-reopens`, a reopen whose next kept close
+//!   comes with no commit changing other files in between (both included) is `administrative-reclose`; with
+//!   `commit_subject_only`, `wrong.commit` needs the id in the subject, not right after one of `passing_words`,
+//!   at a time the task held the id (`passing-mention`). The version-3 exclusion rules appear in the report only
+//!   when on.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -92,6 +101,33 @@ pub struct P3History {
     /// A follow-up created at most this many minutes after the completion, in a commit by the author of the
     /// completing commit, is split work, not a signal.
     pub split_work_minutes: u32,
+    /// Version 3: the file names under `.beads/` read as one task set per commit (`--repo` without
+    /// `--data-dir`); a task id held by several of them is followed in the copy with the newest update time.
+    /// Empty: `.beads/issues.jsonl` alone.
+    #[serde(default)]
+    pub task_files: Vec<String>,
+    /// Version 3: a changed title sharing less than this share of words with the task's first title names a new
+    /// task even when the creation time stays (read by the scanner).
+    #[serde(default)]
+    pub reuse_title_overlap_below: Option<f64>,
+    /// Version 3: a change out of a closed category whose previous status came from a stale version (skipped) is
+    /// part of that stale overwrite, not a reopen.
+    #[serde(default)]
+    pub stale_carried_forward: bool,
+    /// Version 3: a commit that changes only the task files and reopens more than this many tasks is a bulk
+    /// commit too.
+    #[serde(default)]
+    pub bulk_reopens_above: Option<u64>,
+    /// Version 3: a reopen closed again with no commit, from the reopen to the close, changing anything besides
+    /// the task files is administrative, not a signal.
+    #[serde(default)]
+    pub administrative_recloses: bool,
+    /// Version 3: `wrong.commit` counts a commit only when it names the task in its subject line, not right after
+    /// one of `passing_words`, while the task held the id.
+    #[serde(default)]
+    pub commit_subject_only: bool,
+    #[serde(default)]
+    pub passing_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -213,6 +249,27 @@ pub const EXCLUSIONS: [(&str, &str); 5] = [
     ),
 ];
 
+/// Exclusion rules added by version 3, each present only when its rule is on.
+pub const EXCLUSIONS_V3: [(&str, &str); 4] = [
+    (
+        "stale-carried",
+        "a reopen whose previous, not closed status came from a stale version: part of that stale overwrite",
+    ),
+    (
+        "bulk-reopens",
+        "a reopen in a commit that changed only the task files and reopened more tasks than the pre-registered limit",
+    ),
+    (
+        "administrative-reclose",
+        "a reopen closed again with no commit in between changing anything besides the task files",
+    ),
+    (
+        "passing-mention",
+        "a fix or revert that names the task only in its body or right after a passing word (see, refs, …), or \
+         outside the time the task held its id",
+    ),
+];
+
 /// Examples kept per exclusion rule.
 const EXAMPLES_PER_RULE: usize = 5;
 
@@ -306,11 +363,31 @@ fn lower_set(values: &[String]) -> BTreeSet<String> {
     values.iter().map(|v| v.trim().to_ascii_lowercase()).collect()
 }
 
-/// Task ids (lower-case) named by remedy commits, with each commit's time and id: the input of `wrong.commit`.
-pub type CommitMentions = BTreeMap<String, Vec<(Timestamp, String)>>;
+/// Task ids (lower-case) named by remedy commits, with each commit's time and id, and whether its subject line
+/// names the id other than right after a passing word: the input of `wrong.commit`.
+pub type CommitMentions = BTreeMap<String, Vec<(Timestamp, String, bool)>>;
 
-/// The task ids of `boards` that each remedy commit's message names (see `wrong.commit`).
-pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[Board]) -> CommitMentions {
+/// Whether `subject` names `id` (lower case) as a token not right after one of `passing` (lower case).
+fn subject_names(subject: &str, id: &str, passing: &BTreeSet<String>) -> bool {
+    let tokens: Vec<&str> = subject
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '-' | '_' | '.')))
+        .map(|token| token.trim_end_matches(['.', '-']))
+        .filter(|token| !token.is_empty())
+        .collect();
+    tokens
+        .iter()
+        .enumerate()
+        .any(|(i, token)| *token == id && (i == 0 || !passing.contains(tokens[i - 1])))
+}
+
+/// The task ids of `boards` that each remedy commit's message names (see `wrong.commit`); `passing` are the
+/// words after which a subject's mention is in passing.
+pub fn commit_mentions(
+    remedies: &[&crate::scan::commits::CommitRow],
+    boards: &[Board],
+    passing: &[String],
+) -> CommitMentions {
+    let passing = lower_set(passing);
     let ids: BTreeSet<String> = boards
         .iter()
         .flat_map(|b| b.tasks.iter().map(|t| t.id.to_ascii_lowercase()))
@@ -326,11 +403,13 @@ pub fn commit_mentions(remedies: &[&crate::scan::commits::CommitRow], boards: &[
             .map(|token| token.trim_end_matches(['.', '-']))
             .filter(|token| ids.contains(*token))
             .collect();
+        let subject = row.subject.to_ascii_lowercase();
         for id in named {
+            let in_subject = subject_names(&subject, id, &passing);
             mentions
                 .entry(id.to_string())
                 .or_default()
-                .push((at, row.id.to_string()));
+                .push((at, row.id.to_string(), in_subject));
         }
     }
     for commits in mentions.values_mut() {
@@ -387,6 +466,32 @@ fn walk<'a>(
         if state.is_closed() && !change.to_category.is_closed() {
             if bulk {
                 out.excluded.push(("bulk-commit", change.at, commit(change)));
+                continue;
+            }
+            // Version 3: the not-closed status this change starts from came from a stale version just skipped.
+            let previous = &history[i - 1];
+            if rules.stale_carried_forward && stale(previous) && !previous.to_category.is_closed() {
+                out.excluded.push(("stale-carried", change.at, commit(change)));
+                state = change.to_category;
+                continue;
+            }
+            if let (Some(limit), Some(p)) = (rules.bulk_reopens_above, provenance)
+                && p.reopens_in_commit > limit
+                && !p.touches_other_files
+            {
+                out.excluded.push(("bulk-reopens", change.at, commit(change)));
+                continue;
+            }
+            if rules.administrative_recloses
+                && let Some(p) = provenance
+                && let Some(close) = history[i + 1..]
+                    .iter()
+                    .filter(|c| !stale(c))
+                    .find(|c| c.to_category.is_closed())
+                    .and_then(|c| c.provenance.as_deref())
+                && close.other_file_commits == p.other_file_commits - u64::from(p.touches_other_files)
+            {
+                out.excluded.push(("administrative-reclose", change.at, commit(change)));
                 continue;
             }
             // Undone: the commit is reverted, or the next close (changes kept) restores the earlier completion.
@@ -449,11 +554,20 @@ pub fn analyze_with_commits(
 
     let mut total = Counts::default();
     let mut by_signal: BTreeMap<&'static str, u64> = SIGNALS.iter().map(|(id, _)| (*id, 0)).collect();
-    let mut exclusions: BTreeMap<&'static str, Exclusion> = if rules.is_some() {
-        EXCLUSIONS.iter().map(|(id, _)| (*id, Exclusion::default())).collect()
-    } else {
-        BTreeMap::new()
+    let mut exclusions: BTreeMap<&'static str, Exclusion> = match rules {
+        Some(r) => EXCLUSIONS
+            .iter()
+            .chain(EXCLUSIONS_V3.iter().filter(|(id, _)| match *id {
+                "stale-carried" => r.stale_carried_forward,
+                "bulk-reopens" => r.bulk_reopens_above.is_some(),
+                "administrative-reclose" => r.administrative_recloses,
+                _ => r.commit_subject_only,
+            }))
+            .map(|(id, _)| (*id, Exclusion::default()))
+            .collect(),
+        None => BTreeMap::new(),
     };
+    let subject_only = rules.is_some_and(|r| r.commit_subject_only);
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
@@ -644,15 +758,19 @@ pub fn analyze_with_commits(
                 }
             }
             if let Some(times) = commits.and_then(|c| c.get(&task.id.to_ascii_lowercase())) {
-                for (at, commit) in times.iter().filter(|(at, _)| in_window(*at)) {
+                for (at, commit, in_subject) in times.iter().filter(|(at, ..)| in_window(*at)) {
                     let own_work = rules.is_some() && at.duration_since(done) < quiet;
-                    found.push(row(
-                        "wrong.commit",
-                        *at,
-                        commit,
-                        own_work.then_some("implementing-commit"),
-                        String::new(),
-                    ));
+                    // Version 3: named in the subject, not in passing, while the task held the id.
+                    let held = task.created.is_none_or(|c| *at >= c) && ended.is_none_or(|e| *at < e);
+                    let passing = subject_only && !(*in_subject && held);
+                    let excluded_by = if own_work {
+                        Some("implementing-commit")
+                    } else if passing {
+                        Some("passing-mention")
+                    } else {
+                        None
+                    };
+                    found.push(row("wrong.commit", *at, commit, excluded_by, String::new()));
                 }
             }
             for evidence in found.iter().filter(|e| e.excluded_by.is_none()) {

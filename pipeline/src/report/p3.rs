@@ -128,6 +128,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         generated_at: &'a str,
         prereg_path: &'a str,
         prereg_sha256: &'a str,
+        prereg_version: u32,
         inputs: &'a [super::envelope::InputFile],
         window_overridden: Option<u32>,
         repository: &'a Option<RepositoryMentions>,
@@ -137,7 +138,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         base_rate: String,
         base_rate_ci: String,
         input_rates: Vec<(String, String)>,
-        exclusion_rules: &'static [(&'static str, &'static str)],
+        exclusion_rules: Vec<(&'static str, &'static str)>,
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -150,6 +151,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
         prereg_path: &envelope.prereg.path,
         prereg_sha256: &envelope.prereg.sha256,
+        prereg_version: spec.version,
         inputs: &envelope.inputs,
         window_overridden: envelope.report.window_overridden,
         repository: &envelope.report.repository,
@@ -163,7 +165,12 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .iter()
             .map(|i| (percent(&i.base_rate), percent_ci(&i.base_rate)))
             .collect(),
-        exclusion_rules: &crate::experiments::p3::EXCLUSIONS,
+        exclusion_rules: crate::experiments::p3::EXCLUSIONS
+            .iter()
+            .chain(&crate::experiments::p3::EXCLUSIONS_V3)
+            .filter(|(id, _)| analysis.exclusions.contains_key(id))
+            .copied()
+            .collect(),
     };
     super::render_markdown("p3.md.j2", template, &view)
 }

@@ -379,6 +379,15 @@ pub struct Provenance {
     /// A change into a closed category whose completion time equals the one the task had before it last left
     /// a closed category: the earlier close is restored, not redone.
     pub restores_completion: bool,
+    /// How many tasks of the file went from a closed category to one that is not closed in that commit (this one
+    /// included, when it is such a change).
+    pub reopens_in_commit: u64,
+    /// The commit changed something outside the task files' top-level entry (`.beads` for
+    /// `.beads/issues.jsonl`) compared with its first parent.
+    pub touches_other_files: bool,
+    /// How many first-parent commits, up to and including this one, changed something outside that entry: the
+    /// difference between two changes' counts is the number of such commits between them.
+    pub other_file_commits: u64,
 }
 
 /// A task that left a task file kept in git.

@@ -47,7 +47,13 @@
 //!   had when it last left a closed category. Facts only: the experiment's rules decide what they mean.
 //! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
-//!   [`board::Removal`] of reason `IdReused`. A task no longer in the newest version has a `Deleted` removal dated
+//!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
+//!   that keeps less than that share of the first title's words is a new task whatever the creation time.
+//! - **Directory mode options**: [`HistoryOptions::only_files`] names the files read; with
+//!   [`HistoryOptions::newest_copy`] an id held by several files in one version is followed in its copy with the
+//!   newest update time. A directory holding none of the files read counts as no file (as if deleted).
+//! - **Other files**: every first-parent commit is marked when its root tree differs from its parent's outside
+//!   the path's top-level entry ([`Provenance::touches_other_files`], and a running count of such commits). A task no longer in the newest version has a `Deleted` removal dated
 //!   by the first readable version without it.
 //! - **Tasks**: those of the newest readable version, in its order, then the tasks that are no longer in it,
 //!   kept as last seen (a done task removed by a clean-up still counts as completed), ordered by the version they
@@ -89,6 +95,8 @@ const DELTA_CACHE_BYTES: usize = 64 * 1024 * 1024;
 const BATCH_PER_THREAD: usize = 256;
 /// Tags pointing at tags are followed this deep at most.
 const MAX_TAG_CHAIN: usize = 64;
+/// The digest of a root tree with no entries besides the task files'.
+const EMPTY_DIGEST: u64 = 0;
 /// Task ids listed by name in a note before "and N more"; skipped versions with a note each.
 const NAMED_IN_NOTE: usize = 10;
 
@@ -132,17 +140,33 @@ pub struct SkippedVersion {
 }
 
 /// How the history is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HistoryOptions {
     /// An id whose title and creation time both change from one version to the next (both known before and
     /// after, the title compared trimmed) names a new task: the earlier one ends there (it is kept as removed,
     /// its id suffixed `~1`, `~2`, …) and the new one starts its own history.
     pub split_reused_ids: bool,
+    /// With `split_reused_ids`: a changed title whose words overlap the task's first title by less than this
+    /// share (shared distinct lower-case words / distinct words of the shorter title) names a new task even when
+    /// the creation time stays the same (a renumbering stamps many tasks with one creation time). `None`: the
+    /// creation time must change too.
+    pub reuse_title_overlap_below: Option<f64>,
+    /// Directory mode: read only the files with these names (`issues.jsonl`, `beads.jsonl`, …); empty, every
+    /// `*.jsonl` file.
+    pub only_files: Vec<String>,
+    /// Directory mode: a task id held by several files in one version is followed in the copy with the newest
+    /// update time (ties: path order), not the first in path order.
+    pub newest_copy: bool,
 }
 
 impl Default for HistoryOptions {
     fn default() -> Self {
-        HistoryOptions { split_reused_ids: true }
+        HistoryOptions {
+            split_reused_ids: true,
+            reuse_title_overlap_below: None,
+            only_files: Vec::new(),
+            newest_copy: false,
+        }
     }
 }
 
@@ -232,6 +256,7 @@ pub fn board_from_history_with(
     let ctx = Ctx {
         repo_name: &repo_name,
         components: path.split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect(),
+        only_files: options.only_files.clone(),
         handles: PerThread::new(|| thread_handle(repo)),
     };
     let local = thread_handle(repo);
@@ -244,10 +269,19 @@ pub fn board_from_history_with(
     let (chain, truncated) = first_parent_chain(&ctx, &local, tip, &shallow)?;
 
     // The object at the path in every commit, in parallel.
-    let found = chain
+    let looked_up = chain
         .par_iter()
         .map(|commit| ctx.handles.with(|handle| ctx.lookup(handle, commit)))
-        .collect::<Result<Vec<Found>, _>>()?;
+        .collect::<Result<Vec<(Found, u64)>, _>>()?;
+    let mut chain = chain;
+    let mut other_file_commits = 0;
+    for (i, commit) in chain.iter_mut().enumerate() {
+        let before = if i == 0 { EMPTY_DIGEST } else { looked_up[i - 1].1 };
+        commit.touches_other = looked_up[i].1 != before;
+        other_file_commits += u64::from(commit.touches_other);
+        commit.other_file_commits = other_file_commits;
+    }
+    let found: Vec<Found> = looked_up.into_iter().map(|(f, _)| f).collect();
     if found.iter().all(|f| *f == Found::Absent) {
         return Err(TaskHistoryError::NeverExisted {
             repo: repo_name,
@@ -296,6 +330,7 @@ pub fn board_from_history_with(
 
     let mut fold = Fold {
         split_reused_ids: options.split_reused_ids,
+        title_overlap_below: options.reuse_title_overlap_below,
         ..Fold::default()
     };
     let mut missing_units: HashSet<usize> = HashSet::new();
@@ -362,8 +397,10 @@ pub fn board_from_history_with(
             };
             fold.deleted_at = None;
             fold.versions += 1;
-            let mut entries = Vec::new();
+            let mut entries: Vec<Entry> = Vec::new();
             let mut error = None;
+            let several = options.newest_copy && version_units.len() > 1;
+            let mut held: HashMap<String, (usize, usize)> = HashMap::new();
             let missing = version_units.iter().any(|u| missing_units.contains(u));
             for &u in version_units {
                 let result = if last_use[u] == v {
@@ -372,6 +409,23 @@ pub fn board_from_history_with(
                     cache.get(&u).cloned().unwrap_or_else(|| Ok(Vec::new()))
                 };
                 match result {
+                    Ok(more) if several => {
+                        // One task per id across the files: the copy with the newest update time.
+                        for entry in more {
+                            match held.get(&entry.task.id) {
+                                Some(&(at, unit)) if unit != u => {
+                                    if entry.task.updated > entries[at].task.updated {
+                                        entries[at] = entry;
+                                    }
+                                }
+                                Some(_) => entries.push(entry),
+                                None => {
+                                    held.insert(entry.task.id.clone(), (entries.len(), u));
+                                    entries.push(entry);
+                                }
+                            }
+                        }
+                    }
                     Ok(more) => entries.extend(more),
                     Err(message) => {
                         error.get_or_insert(message);
@@ -551,6 +605,8 @@ fn normalize(file: &str) -> String {
 struct Ctx<'a, F> {
     repo_name: &'a Path,
     components: Vec<String>,
+    /// Directory mode: the file names read (empty: every `*.jsonl`).
+    only_files: Vec<String>,
     handles: PerThread<gix::Repository, F>,
 }
 
@@ -563,6 +619,10 @@ struct ChainCommit {
     author: String,
     /// The commits its message says it reverts (`This reverts commit <hex>`, at least 7 hex digits), lower case.
     reverts: Vec<String>,
+    /// It changed something outside the task files' top-level entry, compared with its first parent.
+    touches_other: bool,
+    /// Commits of the chain up to and including this one that did.
+    other_file_commits: u64,
 }
 
 /// What is at the path in a commit's tree.
@@ -609,21 +669,39 @@ impl<F: Fn() -> gix::Repository + Sync> Ctx<'_, F> {
         }
     }
 
-    fn lookup(&self, handle: &gix::Repository, commit: &ChainCommit) -> Result<Found, TaskHistoryError> {
+    /// The object at the path, and a digest of the root tree's other entries (names, modes, ids).
+    fn lookup(&self, handle: &gix::Repository, commit: &ChainCommit) -> Result<(Found, u64), TaskHistoryError> {
         if self.components.is_empty() {
-            return Ok(Found::Tree(commit.tree));
+            return Ok((Found::Tree(commit.tree), EMPTY_DIGEST));
         }
         let mut root = Vec::new();
         let data = self.read(handle, commit.id, commit.tree, gix::objs::Kind::Tree, &mut root)?;
+        let mut digest = std::hash::DefaultHasher::new();
+        let mut others = false;
+        for entry in gix::objs::TreeRefIter::from_bytes(data, commit.tree.kind()) {
+            let entry = entry.map_err(|err| self.git_error(commit.id, format!("tree {}: {err}", commit.tree)))?;
+            if entry.filename != self.components[0].as_bytes() {
+                others = true;
+                std::hash::Hash::hash(entry.filename.as_bytes(), &mut digest);
+                std::hash::Hash::hash(&entry.mode.value(), &mut digest);
+                std::hash::Hash::hash(entry.oid.as_bytes(), &mut digest);
+            }
+        }
+        let digest = if others {
+            std::hash::Hasher::finish(&digest)
+        } else {
+            EMPTY_DIGEST
+        };
         let mut buf = Vec::new();
         let entry = gix::objs::TreeRefIter::from_bytes(data, commit.tree.kind())
             .lookup_entry(&handle.objects, &mut buf, self.components.iter().map(|c| c.as_bytes()))
             .map_err(|err| self.git_error(commit.id, format!("cannot look up the path: {err}")))?;
-        Ok(match entry {
+        let found = match entry {
             Some(entry) if entry.mode.is_blob() => Found::Blob(entry.oid),
             Some(entry) if entry.mode.is_tree() => Found::Tree(entry.oid),
             _ => Found::Absent,
-        })
+        };
+        Ok((found, digest))
     }
 
     /// The files a version consists of, sorted by path: the file itself, or the `*.jsonl` blobs of the directory;
@@ -644,7 +722,12 @@ impl<F: Fn() -> gix::Repository + Sync> Ctx<'_, F> {
                 let mut files = Vec::new();
                 for entry in gix::objs::TreeRefIter::from_bytes(data, id.kind()) {
                     let entry = entry.map_err(|err| self.git_error(commit.id, format!("tree {id}: {err}")))?;
-                    if entry.mode.is_blob() && entry.filename.ends_with(b".jsonl") {
+                    let wanted = if self.only_files.is_empty() {
+                        entry.filename.ends_with(b".jsonl")
+                    } else {
+                        self.only_files.iter().any(|name| entry.filename == name.as_bytes())
+                    };
+                    if entry.mode.is_blob() && wanted {
                         let name = entry.filename.to_str_lossy();
                         let file = if path.is_empty() {
                             name.into_owned()
@@ -655,7 +738,8 @@ impl<F: Fn() -> gix::Repository + Sync> Ctx<'_, F> {
                     }
                 }
                 files.sort_unstable();
-                Some(files)
+                // A directory without a file read is no task file (as if deleted: tasks stay as last seen).
+                (!files.is_empty()).then_some(files)
             }
         })
     }
@@ -777,6 +861,8 @@ fn first_parent_chain<F: Fn() -> gix::Repository + Sync>(
             time,
             author,
             reverts: reverted_commits(commit.message),
+            touches_other: false,
+            other_file_commits: 0,
         });
     }
     chain.reverse();
@@ -989,6 +1075,8 @@ struct VersionMeta {
     commit: ObjectId,
     time: Timestamp,
     status_changes: u64,
+    /// How many tasks went from a closed category to one that is not closed in it.
+    reopens: u64,
 }
 
 impl Tracked {
@@ -1014,6 +1102,7 @@ impl Tracked {
         for (change, &v) in history.iter_mut().zip(&change_versions) {
             if let (Some(provenance), Some(meta)) = (change.provenance.as_mut(), versions.get(v)) {
                 provenance.status_changes_in_commit = meta.status_changes;
+                provenance.reopens_in_commit = meta.reopens;
                 provenance.reverted_by = reverted_by(&meta.commit);
             }
         }
@@ -1060,12 +1149,32 @@ fn reopens(history: &[StatusChange]) -> Vec<Timestamp> {
 /// id: the title and the creation time both differ from those of the version that started the task (both known;
 /// titles compared trimmed). Compared with the start, not the previous version, so that a reuse written in two
 /// steps (the title in one commit, the creation time in the next) is seen.
-fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task) -> bool {
+///
+/// With `overlap_below`, a title sharing fewer than that share of its words with the first one (distinct
+/// lower-case alphanumeric words; shared / words of the shorter title) is another task whatever the creation time.
+fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task, overlap_below: Option<f64>) -> bool {
     let (title, created) = identity;
-    !title.is_empty()
-        && !new.title.trim().is_empty()
-        && title != new.title.trim()
-        && matches!((created, new.created), (Some(a), Some(b)) if *a != b)
+    let retitled = !title.is_empty() && !new.title.trim().is_empty() && title != new.title.trim();
+    retitled
+        && (matches!((created, new.created), (Some(a), Some(b)) if *a != b)
+            || overlap_below.is_some_and(|below| title_overlap(title, new.title.trim()) < below))
+}
+
+/// Shared distinct lower-case alphanumeric words of two titles over the distinct words of the shorter one (1 when
+/// either has none).
+pub fn title_overlap(a: &str, b: &str) -> f64 {
+    let words = |t: &str| -> HashSet<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let shorter = a.len().min(b.len());
+    if shorter == 0 {
+        return 1.0;
+    }
+    a.intersection(&b).count() as f64 / shorter as f64
 }
 
 #[derive(Default)]
@@ -1076,6 +1185,7 @@ struct Fold {
     /// How many times each id was reused.
     reuses: HashMap<String, usize>,
     split_reused_ids: bool,
+    title_overlap_below: Option<f64>,
     /// Readable versions folded so far; the index of the newest one.
     readable: usize,
     newest: Option<usize>,
@@ -1108,6 +1218,9 @@ impl Fold {
             stale,
             reverted_by: None,
             restores_completion,
+            reopens_in_commit: 0,
+            touches_other_files: commit.touches_other,
+            other_file_commits: commit.other_file_commits,
         }))
     }
 
@@ -1118,12 +1231,13 @@ impl Fold {
         let at = commit.time;
         let mut duplicate = false;
         let mut changes = 0u64;
+        let mut reopened = 0u64;
         for (order, Entry { task, record }) in entries.into_iter().enumerate() {
             if self.split_reused_ids
                 && let Some(tracked) = self.tasks.get(&task.id)
                 && tracked.last_version != v
                 && !Arc::ptr_eq(&tracked.task, &task)
-                && is_reuse(&tracked.identity, &task)
+                && is_reuse(&tracked.identity, &task, self.title_overlap_below)
             {
                 let mut earlier = self.tasks.remove(&task.id).expect("looked up above");
                 let n = self.reuses.entry(task.id.clone()).or_default();
@@ -1165,6 +1279,7 @@ impl Fold {
                         });
                         tracked.change_versions.push(v);
                         changes += 1;
+                        reopened += u64::from(was_closed && !closes);
                     }
                     tracked.max_updated = tracked.max_updated.max(task.updated);
                     tracked.task = task;
@@ -1209,6 +1324,7 @@ impl Fold {
             commit: commit.id,
             time: at,
             status_changes: changes,
+            reopens: reopened,
         });
     }
 }
@@ -1258,6 +1374,8 @@ mod tests {
             time: format!("2025-11-{day:02}T12:00:00Z").parse().unwrap(),
             author: "Ada".to_owned(),
             reverts: Vec::new(),
+            touches_other: false,
+            other_file_commits: 0,
         };
         let task = |id: &str, status: &str, category: StatusCategory| {
             let mut task = Task::new(id, Record::Line(1));
