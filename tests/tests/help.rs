@@ -99,7 +99,7 @@ fn every_reflect_hook_command_explains_itself() {
     let uninstall = help("reflect-hook", &["uninstall"]);
     assert!(!uninstall.contains("--subagents"), "uninstall always removes SubagentStop:\n{uninstall}");
     let top = help("reflect-hook", &[]);
-    for described in ["validate  Validate sidecars", "risk "] {
+    for described in ["Validate sidecars against", "Print the risk-floor verdict"] {
         assert!(top.contains(described), "{top}");
     }
     let rejected = Command::new(binary("reflect-hook"))
