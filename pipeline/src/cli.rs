@@ -295,7 +295,10 @@ mod tests {
         };
         assert_eq!(args.corpus, Some(PathBuf::from("c.jsonl")));
         assert_eq!(args.out, PathBuf::from("reports/p1"));
-        assert!(Cli::try_parse_from(["phase0", "p1"]).is_err(), "a corpus or --reflections");
+        assert!(
+            Cli::try_parse_from(["phase0", "p1"]).is_err(),
+            "a corpus or --reflections"
+        );
         assert!(Cli::try_parse_from(["phase0", "p1", "c.jsonl", "--reflections", "d", "--repo", "."]).is_err());
         let Cli {
             command: Command::Corpus(args),
@@ -319,6 +322,9 @@ mod tests {
         else {
             panic!("demo")
         };
-        assert_eq!((args.repo, args.out), (PathBuf::from("."), PathBuf::from("reports/demo")));
+        assert_eq!(
+            (args.repo, args.out),
+            (PathBuf::from("."), PathBuf::from("reports/demo"))
+        );
     }
 }

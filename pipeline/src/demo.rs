@@ -160,7 +160,17 @@ mod tests {
             ..Default::default()
         });
         assert!(outcome.partial());
-        assert!(outcome.text.contains("\npartial: p1, p2, p3 did not run; no report was written (is "), "{}", outcome.text);
-        assert!(!outcome.text.contains("the other reports were written"), "{}", outcome.text);
+        assert!(
+            outcome
+                .text
+                .contains("\npartial: p1, p2, p3 did not run; no report was written (is "),
+            "{}",
+            outcome.text
+        );
+        assert!(
+            !outcome.text.contains("the other reports were written"),
+            "{}",
+            outcome.text
+        );
     }
 }

@@ -35,11 +35,7 @@ fn main() -> ExitCode {
             commands::p1::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
             json,
         ),
-        Command::P2 {
-            action,
-            mut args,
-            json,
-        } => {
+        Command::P2 { action, mut args, json } => {
             args.progress = progress;
             if let Some(P2Action::Audit { per_stratum, out }) = action {
                 let args = commands::p2_audit::P2AuditArgs {

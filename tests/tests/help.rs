@@ -26,17 +26,61 @@ fn assert_contains(text: &str, parts: &[&str], what: &str) {
 fn every_phase0_subcommand_has_examples_exit_codes_and_its_environment() {
     let commands: [(&[&str], &[&str]); 8] = [
         (&["demo"], &["phase0 demo --repo", "3  partial", "SOURCE_DATE_EPOCH"]),
-        (&["weekly"], &["phase0 weekly --config", "3  partial", "SOURCE_DATE_EPOCH"]),
-        (&["p1"], &["phase0 p1 data/p1-corpus.jsonl", "--skip-invalid", "1  runtime error", "SOURCE_DATE_EPOCH"]),
-        (&["p2"], &["phase0 p2 --repo ../app", "phase0 p2 audit", "2  usage error", "SOURCE_DATE_EPOCH"]),
-        (&["p2", "audit"], &["phase0 p2 audit", "0  the sheet was written", "--per-stratum"]),
-        (&["p3"], &["phase0 p3 data/p3/jira.json", "--format jira-csv", "2  usage error", "SOURCE_DATE_EPOCH"]),
-        (&["corpus"], &["phase0 corpus --reflections", "0  the corpus was written", "SOURCE_DATE_EPOCH"]),
-        (&["synth", "p1"], &["phase0 synth p1 --rows 400", "1  stdout could not be written"]),
+        (
+            &["weekly"],
+            &["phase0 weekly --config", "3  partial", "SOURCE_DATE_EPOCH"],
+        ),
+        (
+            &["p1"],
+            &[
+                "phase0 p1 data/p1-corpus.jsonl",
+                "--skip-invalid",
+                "1  runtime error",
+                "SOURCE_DATE_EPOCH",
+            ],
+        ),
+        (
+            &["p2"],
+            &[
+                "phase0 p2 --repo ../app",
+                "phase0 p2 audit",
+                "2  usage error",
+                "SOURCE_DATE_EPOCH",
+            ],
+        ),
+        (
+            &["p2", "audit"],
+            &["phase0 p2 audit", "0  the sheet was written", "--per-stratum"],
+        ),
+        (
+            &["p3"],
+            &[
+                "phase0 p3 data/p3/jira.json",
+                "--format jira-csv",
+                "2  usage error",
+                "SOURCE_DATE_EPOCH",
+            ],
+        ),
+        (
+            &["corpus"],
+            &[
+                "phase0 corpus --reflections",
+                "0  the corpus was written",
+                "SOURCE_DATE_EPOCH",
+            ],
+        ),
+        (
+            &["synth", "p1"],
+            &["phase0 synth p1 --rows 400", "1  stdout could not be written"],
+        ),
     ];
     for (args, parts) in commands {
         let text = help("phase0", args);
-        assert_contains(&text, &["Examples:", "Exit codes:"], &format!("phase0 {}", args.join(" ")));
+        assert_contains(
+            &text,
+            &["Examples:", "Exit codes:"],
+            &format!("phase0 {}", args.join(" ")),
+        );
         assert_contains(&text, parts, &format!("phase0 {}", args.join(" ")));
     }
     let top = help("phase0", &[]);
@@ -87,17 +131,40 @@ fn every_reflect_hook_command_explains_itself() {
     let commands: [(&str, &[&str]); 7] = [
         ("install", &["Examples:", "Exit codes:", "--subagents", "HOME"]),
         ("uninstall", &["Examples:", "Exit codes:", "--scope"]),
-        ("validate", &["Examples:", "Exit codes:", "The sidecars", "1  at least one file is invalid"]),
-        ("risk", &["Examples:", "Exit codes:", "--threshold <THRESHOLD>", "The score at or above which"]),
+        (
+            "validate",
+            &[
+                "Examples:",
+                "Exit codes:",
+                "The sidecars",
+                "1  at least one file is invalid",
+            ],
+        ),
+        (
+            "risk",
+            &[
+                "Examples:",
+                "Exit codes:",
+                "--threshold <THRESHOLD>",
+                "The score at or above which",
+            ],
+        ),
         ("instructions", &["Examples:", "REFLECTION_INSTRUCTIONS"]),
         ("session-start", &["REFLECTION_MODE"]),
         ("codex-notify", &["Exit codes:", "REFLECTION_MODE"]),
     ];
     for (command, parts) in commands {
-        assert_contains(&help("reflect-hook", &[command]), parts, &format!("reflect-hook {command}"));
+        assert_contains(
+            &help("reflect-hook", &[command]),
+            parts,
+            &format!("reflect-hook {command}"),
+        );
     }
     let uninstall = help("reflect-hook", &["uninstall"]);
-    assert!(!uninstall.contains("--subagents"), "uninstall always removes SubagentStop:\n{uninstall}");
+    assert!(
+        !uninstall.contains("--subagents"),
+        "uninstall always removes SubagentStop:\n{uninstall}"
+    );
     let top = help("reflect-hook", &[]);
     for described in ["Validate sidecars against", "Print the risk-floor verdict"] {
         assert!(top.contains(described), "{top}");
@@ -107,7 +174,11 @@ fn every_reflect_hook_command_explains_itself() {
         .env_clear()
         .output()
         .unwrap();
-    assert_eq!(rejected.status.code(), Some(2), "uninstall --subagents is a usage error");
+    assert_eq!(
+        rejected.status.code(),
+        Some(2),
+        "uninstall --subagents is a usage error"
+    );
 }
 
 #[test]
@@ -119,10 +190,19 @@ fn risk_reads_the_hooks_threshold_variable() {
             .env_clear()
             .envs(env.iter().copied());
         let output = command.output().unwrap();
-        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()["needs_review"].clone()
     };
     assert_eq!(risk(&[]), false);
-    assert_eq!(risk(&[("REFLECTION_RISK_THRESHOLD", "0.3")]), true, "as the hook would decide");
+    assert_eq!(
+        risk(&[("REFLECTION_RISK_THRESHOLD", "0.3")]),
+        true,
+        "as the hook would decide"
+    );
     assert!(help("reflect-hook", &["risk"]).contains("[env: REFLECTION_RISK_THRESHOLD="));
 }

@@ -48,14 +48,26 @@ fn p1_on_one_row_prints_no_broken_numbers_and_says_where_the_reports_went() {
     let text = stdout(&phase0(&["p1", path(&corpus), "--out", path(&out)], dir.path()));
     assert!(!text.contains("undefined )"), "{text}");
     assert!(!text.contains("undefinedpp"), "{text}");
-    assert!(text.contains("  rows            1 (1 correct, base rate 1.0000 ["), "{text}");
-    assert!(text.contains("  high subset     1 row with confidence >= 0.8, lift "), "{text}");
-    assert!(text.ends_with(&format!("  reports         {}\n", out.display())), "{text}");
+    assert!(
+        text.contains("  rows            1 (1 correct, base rate 1.0000 ["),
+        "{text}"
+    );
+    assert!(
+        text.contains("  high subset     1 row with confidence >= 0.8, lift "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!("  reports         {}\n", out.display())),
+        "{text}"
+    );
     // An empty corpus: every rate undefined, said once, without a dangling interval.
     let empty = dir.path().join("empty.jsonl");
     write(&empty, "\n");
     let text = stdout(&phase0(&["p1", path(&empty), "--out", path(&out)], dir.path()));
-    assert!(text.contains("  rows            0 (0 correct, base rate undefined)\n"), "{text}");
+    assert!(
+        text.contains("  rows            0 (0 correct, base rate undefined)\n"),
+        "{text}"
+    );
     assert!(text.contains("rows with confidence >= 0.8, lift undefined\n"), "{text}");
 }
 
@@ -69,7 +81,10 @@ fn p1_names_the_skipped_rows_and_suggests_skip_invalid_on_the_first_bad_one() {
     );
     let out = dir.path().join("out");
     let error = stderr(&phase0(&["p1", path(&corpus), "--out", path(&out)], dir.path()), 2);
-    assert!(error.starts_with(&format!("phase0: {}:2: ", corpus.display())), "{error}");
+    assert!(
+        error.starts_with(&format!("phase0: {}:2: ", corpus.display())),
+        "{error}"
+    );
     assert!(error.contains("--skip-invalid"), "{error}");
     let text = stdout(&phase0(
         &["p1", path(&corpus), "--out", path(&out), "--skip-invalid"],
@@ -97,7 +112,10 @@ fn p1_reports_are_dated_like_p2_and_p3() {
         .unwrap();
     stdout(&output);
     let markdown = std::fs::read_to_string(out.join("p1.md")).unwrap();
-    assert!(markdown.contains("| generated at | 2026-01-01T00:00:00Z |"), "{markdown}");
+    assert!(
+        markdown.contains("| generated at | 2026-01-01T00:00:00Z |"),
+        "{markdown}"
+    );
 }
 
 /// A repository with one commit.
@@ -110,9 +128,15 @@ fn p2_says_one_commit_and_where_the_reports_went() {
     let sandbox = Sandbox::new();
     let repo = one_commit(&sandbox);
     let out = sandbox.path().join("out");
-    let text = stdout(&phase0(&["p2", "--repo", path(&repo), "--out", path(&out)], sandbox.path()));
+    let text = stdout(&phase0(
+        &["p2", "--repo", path(&repo), "--out", path(&out)],
+        sandbox.path(),
+    ));
     assert!(text.contains(", 1 commit\n"), "{text}");
-    assert!(text.ends_with(&format!("  reports         {}\n", out.display())), "{text}");
+    assert!(
+        text.ends_with(&format!("  reports         {}\n", out.display())),
+        "{text}"
+    );
 }
 
 #[test]
@@ -138,7 +162,10 @@ fn a_repository_that_does_not_exist_or_a_revision_that_does_not_resolve_says_so(
         "{error}"
     );
     assert!(error.contains("app"), "names the repository: {error}");
-    assert!(!error.contains("delegate") && !error.contains("Ref"), "gix's own text: {error}");
+    assert!(
+        !error.contains("delegate") && !error.contains("Ref"),
+        "gix's own text: {error}"
+    );
 }
 
 #[test]
@@ -150,7 +177,10 @@ fn p3_says_where_the_reports_went_and_its_task_list_names_the_input() {
         &["p3", path(&sample), "--as-of", "2026-01-01", "--out", path(&out)],
         dir.path(),
     ));
-    assert!(text.ends_with(&format!("  reports         {}\n", out.display())), "{text}");
+    assert!(
+        text.ends_with(&format!("  reports         {}\n", out.display())),
+        "{text}"
+    );
     let tasks = std::fs::read_to_string(out.join("p3-tasks.csv")).unwrap();
     let first = tasks.lines().nth(1).unwrap();
     assert!(first.starts_with(&format!("{},", sample.display())), "{tasks}");
@@ -162,7 +192,10 @@ fn a_demo_outside_a_checkout_does_not_claim_reports_were_written() {
     let output = phase0(&["demo", "--out", "out"], dir.path());
     assert_eq!(output.status.code(), Some(3));
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("partial: p1, p2, p3 did not run; no report was written"), "{text}");
+    assert!(
+        text.contains("partial: p1, p2, p3 did not run; no report was written"),
+        "{text}"
+    );
     assert!(!text.contains("the other reports were written"), "{text}");
 }
 

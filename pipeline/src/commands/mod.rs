@@ -226,7 +226,10 @@ mod tests {
         let map: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
         let error = CommandError::serialise("p1.json")(serde_json::to_vec(&map).unwrap_err());
         assert_eq!(error.exit_code(), exit::RUNTIME);
-        assert!(error.to_string().starts_with("p1.json: cannot serialise the report: "), "{error}");
+        assert!(
+            error.to_string().starts_with("p1.json: cannot serialise the report: "),
+            "{error}"
+        );
     }
 
     #[test]

@@ -18,22 +18,46 @@ pub struct P1Args {
     #[arg(required_unless_present = "reflections", conflicts_with = "reflections")]
     pub corpus: Option<PathBuf>,
     /// Build the corpus from this directory of sidecars (as `phase0 corpus` does, in memory).
-    #[arg(long, requires = "repo", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "repo",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub reflections: Option<PathBuf>,
     /// The repository the sessions of --reflections committed to.
-    #[arg(long, requires = "reflections", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub repo: Option<PathBuf>,
     /// With --reflections: walk the history reachable from this revision (default HEAD).
-    #[arg(long, requires = "reflections", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub rev: Option<String>,
     /// With --reflections: replace the pre-registered outcome window of the join.
-    #[arg(long, requires = "reflections", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub window_days: Option<u32>,
     /// With --reflections: a pre-registration replacing the embedded experiments/corpus.toml.
-    #[arg(long, requires = "reflections", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub corpus_prereg: Option<PathBuf>,
     /// With --reflections: also write the joined corpus (JSONL) here.
-    #[arg(long, requires = "reflections", help_heading = "Corpus from captured sidecars (instead of CORPUS)")]
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub corpus_out: Option<PathBuf>,
     /// A pre-registration replacing the embedded experiments/p1.toml.
     #[arg(long)]
@@ -187,9 +211,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         .map(String::from)
         .collect();
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
-    let json = report
-        .to_json()
-        .map_err(CommandError::serialise("p1.json"))?;
+    let json = report.to_json().map_err(CommandError::serialise("p1.json"))?;
 
     let mut files = vec![
         ("p1.json".to_string(), json.clone()),
@@ -203,9 +225,13 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     let written = write_report_set(&args.out, &files)?;
     let mut summary = render::stdout_block(&report, &prereg.spec);
     if skipped > 0 {
-        let first = corpus.stats.first_skipped.as_ref().map_or_else(String::new, |(line, message)| {
-            format!("; the first at {}:{line}: {message}", name.display())
-        });
+        let first = corpus
+            .stats
+            .first_skipped
+            .as_ref()
+            .map_or_else(String::new, |(line, message)| {
+                format!("; the first at {}:{line}: {message}", name.display())
+            });
         let line = format!(
             "  skipped         {skipped} invalid {} (--skip-invalid){first}\n",
             if skipped == 1 { "row" } else { "rows" }
@@ -213,11 +239,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         let at = summary.find("  verdict ").unwrap_or(summary.len());
         summary.insert_str(at, &line);
     }
-    Ok(P1Outcome {
-        summary,
-        json,
-        written,
-    })
+    Ok(P1Outcome { summary, json, written })
 }
 
 /// The corpus bytes, the name errors and the report use for them, and the join that built them (if it did).

@@ -166,7 +166,10 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     if let Some(repo) = &args.repo
         && std::fs::symlink_metadata(repo).is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
     {
-        return Err(CommandError::Input(format!("{}: the repository path does not exist", repo.display())));
+        return Err(CommandError::Input(format!(
+            "{}: the repository path does not exist",
+            repo.display()
+        )));
     }
     if args.data_dir.is_some() && args.repo.is_none() {
         return Err(CommandError::Input(

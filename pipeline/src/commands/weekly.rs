@@ -442,7 +442,10 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     write_report_set(
         staging.path(),
         &[
-            ("week.json".to_string(), summary.to_json().map_err(CommandError::serialise("week.json"))?),
+            (
+                "week.json".to_string(),
+                summary.to_json().map_err(CommandError::serialise("week.json"))?,
+            ),
             ("week.md".to_string(), week_md.into_bytes()),
         ],
     )?;
@@ -455,7 +458,10 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let index_files = write_report_set(
         &args.out,
         &[
-            ("index.json".to_string(), index.to_json().map_err(CommandError::serialise("index.json"))?),
+            (
+                "index.json".to_string(),
+                index.to_json().map_err(CommandError::serialise("index.json"))?,
+            ),
             ("index.md".to_string(), index_md.into_bytes()),
         ],
     )?;

@@ -632,6 +632,38 @@ mod tests {
     }
 
     #[test]
+    fn the_week_page_ends_with_what_each_verdict_means() {
+        let mut summary = week("2026-W47", Some(("INCONCLUSIVE", 10, 0.6)), RunStatus::Failed);
+        summary.experiments[0].still_needed = Some(196);
+        summary.experiments[1].reason = Some("board.json: no such file".into());
+        let page = week_markdown(WEEK_TEMPLATE, &summary, &BTreeMap::new()).unwrap();
+        let next = &page[page.find("## What this means / next step").expect("the section")..];
+        assert!(
+            next.contains(
+                "- **P1 calibration**: not enough evidence either way yet. The power analysis asks for 196 more \
+                 labeled rows: they come from the hook's sidecars"
+            ),
+            "{next}"
+        );
+        assert!(next.contains("`phase0 corpus`"), "{next}");
+        assert!(
+            next.contains("- **P3 detectability**: it did not run (failed): fix its input (board.json: no such file)"),
+            "{next}"
+        );
+        let mut killed = week("2026-W48", Some(("KILL", 500, 0.5)), RunStatus::Ok);
+        killed.experiments[1].verdict = Some("PASS".into());
+        let page = week_markdown(WEEK_TEMPLATE, &killed, &BTreeMap::new()).unwrap();
+        assert!(
+            page.contains("- **P1 calibration**: the kill condition is met"),
+            "{page}"
+        );
+        assert!(
+            page.contains("- **P3 detectability**: the pre-registered bar is cleared"),
+            "{page}"
+        );
+    }
+
+    #[test]
     fn the_trend_compares_the_two_newest_weeks_value_by_value() {
         let index = index(vec![
             week("2026-W47", Some(("KILL", 450, 0.55)), RunStatus::Failed),
