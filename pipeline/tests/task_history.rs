@@ -735,14 +735,14 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
         signals,
         format!(
             "input,task,signal,at,commit,excluded_by,completed,detail\n{bulk}\
-             .beads/issues.jsonl,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
-             .beads/issues.jsonl,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
-             .beads/issues.jsonl,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
+             0,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
+             0,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
+             0,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
+             0,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
+             0,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
+             0,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             0,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
             c(4),
             c(13),
             c(6),
