@@ -19,14 +19,20 @@ pub const P3_EXPORT: &str = "data/p3/jira.json";
 /// so none is censored; a fixed date keeps the P3 report the same on every machine and day.
 pub const P3_AS_OF: &str = "2026-01-01";
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 demo` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct DemoArgs {
-    /// The repository: P2 scans its history, P1 and P3 read its `data/`.
+    /// The repository: P2 scans its history, P1 and P3 read its data/.
+    #[arg(long, default_value = ".")]
     pub repo: PathBuf,
+    /// Where the demo's reports go (p1/, p2/, p3/).
+    #[arg(long, default_value = "reports/demo")]
     pub out: PathBuf,
-    /// `SOURCE_DATE_EPOCH`, read by the caller (P1's and P2's report date).
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment: P1's and P2's report date.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
-    /// Show P2's spinner on stderr.
+    /// Show P2's spinner on stderr (the caller decides: only when stderr is a terminal).
+    #[arg(skip)]
     pub progress: bool,
 }
 
@@ -48,9 +54,10 @@ impl DemoOutcome {
 pub fn plan(args: &DemoArgs) -> Plan {
     Plan {
         p1: Planned::Run(P1Args {
-            corpus: suite::under(&args.repo, P1_CORPUS),
+            corpus: Some(suite::under(&args.repo, P1_CORPUS)),
             out: PathBuf::new(),
-            as_of: None,
+            // The sample corpus has no timestamps: its report is dated as P3's sample is (SOURCE_DATE_EPOCH wins).
+            as_of: args.source_date_epoch.is_none().then(|| P3_AS_OF.to_string()),
             source_date_epoch: args.source_date_epoch.clone(),
             ..Default::default()
         }),
@@ -92,7 +99,7 @@ fn render(args: &DemoArgs, runs: &[ExperimentRun]) -> String {
         text.push('\n');
         text.push_str(&run.block());
         if let Some(ran) = &run.ran {
-            text.push_str(&format!("  reports         {}\n", ran.dir.display()));
+            text.push_str(&crate::commands::reports_line(&ran.dir));
         }
     }
     let not_run: Vec<&str> = runs
@@ -101,8 +108,16 @@ fn render(args: &DemoArgs, runs: &[ExperimentRun]) -> String {
         .map(|run| run.experiment.id())
         .collect();
     if !not_run.is_empty() {
+        let written = if not_run.len() == runs.len() {
+            format!(
+                "no report was written (is {} a checkout of this repository, with its data/?)",
+                show(&args.repo)
+            )
+        } else {
+            "the other reports were written".to_string()
+        };
         text.push_str(&format!(
-            "\npartial: {} did not run; the other reports were written (exit 3)\n",
+            "\npartial: {} did not run; {written} (exit 3)\n",
             not_run.join(", ")
         ));
     }
@@ -120,11 +135,42 @@ mod tests {
             ..Default::default()
         });
         let Planned::Run(p1) = plan.p1 else { panic!("p1 runs") };
-        assert_eq!(p1.corpus, PathBuf::from("data/p1-corpus.jsonl"));
+        assert_eq!(p1.corpus, Some(PathBuf::from("data/p1-corpus.jsonl")));
+        assert_eq!(p1.as_of.as_deref(), Some("2026-01-01"), "dated as P3's sample is");
         let Planned::Run(p3) = plan.p3 else { panic!("p3 runs") };
         assert_eq!(p3.inputs, [PathBuf::from("data/p3/jira.json")]);
         assert_eq!(p3.as_of.as_deref(), Some("2026-01-01"));
         let Planned::Run(p2) = plan.p2 else { panic!("p2 runs") };
         assert_eq!(p2.repo, PathBuf::from("."));
+        // SOURCE_DATE_EPOCH dates P1's report when it is set.
+        let dated = super::plan(&DemoArgs {
+            source_date_epoch: Some("1767225600".into()),
+            ..Default::default()
+        });
+        let Planned::Run(p1) = dated.p1 else { panic!("p1 runs") };
+        assert_eq!((p1.as_of, p1.source_date_epoch.as_deref()), (None, Some("1767225600")));
+    }
+
+    #[test]
+    fn a_demo_where_nothing_ran_does_not_claim_reports_were_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = run(&DemoArgs {
+            repo: dir.path().join("nowhere"),
+            out: dir.path().join("out"),
+            ..Default::default()
+        });
+        assert!(outcome.partial());
+        assert!(
+            outcome
+                .text
+                .contains("\npartial: p1, p2, p3 did not run; no report was written (is "),
+            "{}",
+            outcome.text
+        );
+        assert!(
+            !outcome.text.contains("the other reports were written"),
+            "{}",
+            outcome.text
+        );
     }
 }

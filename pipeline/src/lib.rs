@@ -5,6 +5,7 @@
 //! The experiments (P1 calibration, P2 gate buckets, P3 detectability) are [`commands`] of their own; `phase0
 //! demo` ([`demo`]) and `phase0 weekly` ([`commands::weekly`]) run all three side by side ([`commands::suite`]).
 
+pub mod cli;
 pub mod commands;
 pub mod demo;
 pub mod experiments;

@@ -600,10 +600,14 @@ fn bad_revisions_are_errors_naming_the_revision() {
                 unreachable!()
             };
             assert_eq!(rev, "no-such-branch");
-            assert_eq!(
-                err.to_string(),
-                "revision \"no-such-branch\": names no branch, tag or commit of this repository, or what it names is \
-                 missing from it"
+            let message = err.to_string();
+            assert!(
+                message.starts_with("revision \"no-such-branch\": does not resolve in the repository "),
+                "{message}"
+            );
+            assert!(
+                message.ends_with(": no branch, tag or commit has that name, or what it names is missing from it"),
+                "{message}"
             );
         }
         other => panic!("expected a Rev error, got {other:?}"),
@@ -726,7 +730,14 @@ fn a_directory_that_is_not_a_repository_is_an_error() {
         other => panic!("expected NotARepository, got {other:?}"),
     }
     let missing = dir.path().join("does-not-exist");
-    assert!(matches!(git::open(&missing), Err(GitScanError::NotARepository { path, .. }) if path == missing));
+    // A path that does not exist says so, not "not a git repository".
+    match git::open(&missing) {
+        Err(err @ GitScanError::NoSuchPath { .. }) => assert_eq!(
+            err.to_string(),
+            format!("{}: the repository path does not exist", missing.display())
+        ),
+        other => panic!("expected NoSuchPath, got {other:?}"),
+    }
 }
 
 #[test]

@@ -710,20 +710,20 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
     // first bd-reuse (closed 01-02, its id taken on 01-05) and bd-temp (closed 01-02, deleted 01-09) left the
     // file before their window elapsed: not eligible, not listed.
     let bulk: String = (1..=11)
-        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,\n"))
+        .map(|n| format!(".beads/issues.jsonl,bd-b{n:02},2026-01-02T09:00:00Z,false,\n"))
         .collect();
     assert_eq!(
         tasks,
         format!(
             "input,id,completed,censored,signals\n{bulk}\
-             0,bd-corrupt,2026-01-03T09:00:00Z,false,\n\
-             0,bd-impl,2026-01-04T09:00:00Z,false,\n\
-             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
-             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
-             0,bd-origin,2026-01-08T09:00:00Z,false,\n\
-             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
-             0,bd-restored,2026-01-03T09:00:00Z,false,\n\
-             0,bd-stale,2026-01-03T09:00:00Z,false,\n"
+             .beads/issues.jsonl,bd-corrupt,2026-01-03T09:00:00Z,false,\n\
+             .beads/issues.jsonl,bd-impl,2026-01-04T09:00:00Z,false,\n\
+             .beads/issues.jsonl,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             .beads/issues.jsonl,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-origin,2026-01-08T09:00:00Z,false,\n\
+             .beads/issues.jsonl,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             .beads/issues.jsonl,bd-restored,2026-01-03T09:00:00Z,false,\n\
+             .beads/issues.jsonl,bd-stale,2026-01-03T09:00:00Z,false,\n"
         )
     );
     // Every would-be signal with its evidence: the bulk reopens (c12, 11 status changes), the reverted
@@ -830,22 +830,22 @@ fn version_one_counts_every_artifact_as_a_signal() {
     let (summary, tasks, _) = p3_on(&fx, 1);
     // No [history]: ids are not split, deleted tasks stay eligible, every reopen and mention counts.
     let bulk: String = (1..=11)
-        .map(|n| format!("0,bd-b{n:02},2026-01-02T09:00:00Z,false,wrong.reopened\n"))
+        .map(|n| format!(".beads/issues.jsonl,bd-b{n:02},2026-01-02T09:00:00Z,false,wrong.reopened\n"))
         .collect();
     assert_eq!(
         tasks,
         format!(
             "input,id,completed,censored,signals\n{bulk}\
-             0,bd-corrupt,2026-01-03T09:00:00Z,false,wrong.reopened\n\
-             0,bd-impl,2026-01-04T09:00:00Z,false,wrong.commit\n\
-             0,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
-             0,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
-             0,bd-origin,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
-             0,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
-             0,bd-restored,2026-01-03T09:00:00Z,false,wrong.reopened\n\
-             0,bd-reuse,2026-01-02T09:00:00Z,false,wrong.reopened\n\
-             0,bd-stale,2026-01-03T09:00:00Z,false,wrong.reopened\n\
-             0,bd-temp,2026-01-02T09:00:00Z,false,\n"
+             .beads/issues.jsonl,bd-corrupt,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-impl,2026-01-04T09:00:00Z,false,wrong.commit\n\
+             .beads/issues.jsonl,bd-later,2026-01-03T09:00:00Z,false,wrong.commit\n\
+             .beads/issues.jsonl,bd-luso,2026-01-05T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-origin,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             .beads/issues.jsonl,bd-origin2,2026-01-08T09:00:00Z,false,wrong.follow-up\n\
+             .beads/issues.jsonl,bd-restored,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-reuse,2026-01-02T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-stale,2026-01-03T09:00:00Z,false,wrong.reopened\n\
+             .beads/issues.jsonl,bd-temp,2026-01-02T09:00:00Z,false,\n"
         )
     );
     assert!(summary.contains("  base rate       20 of 21 = 95.2%"), "{summary}");

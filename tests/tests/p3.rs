@@ -342,10 +342,13 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
         assert_eq!(tasks, owned(&[(ids[0], &["wrong.reopened"])]), "{path}");
         let csv = std::fs::read_to_string(out.path().join("p3-tasks.csv")).unwrap();
         assert!(
-            csv.contains(&format!("0,{},2025-11-05T09:00:00Z,false,wrong.reopened\n", ids[0])),
+            csv.contains(&format!(
+                "{path},{},2025-11-05T09:00:00Z,false,wrong.reopened\n",
+                ids[0]
+            )),
             "{csv}"
         );
-        assert!(csv.contains(&format!("0,{},", ids[1])), "{csv}");
+        assert!(csv.contains(&format!("{path},{},", ids[1])), "{csv}");
     }
     // --data-dir without --repo is a usage error.
     let output = p3(&["--data-dir", "data/"], &sandbox.path().join("never"));

@@ -14,21 +14,32 @@ use crate::scan::commits::{CommitDiff, DiffDetail, DiffRequest, ObjectId};
 use crate::scan::git::{self, WalkOptions};
 use crate::scan::reflections;
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 corpus` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct CorpusArgs {
-    /// The directory of `*.reflection.json` sidecars.
+    /// The directory of *.reflection.json sidecars.
+    #[arg(long)]
     pub reflections: PathBuf,
+    /// The repository the sessions committed to.
+    #[arg(long, default_value = ".")]
     pub repo: PathBuf,
-    /// The revision whose history is walked; `None` means `HEAD`.
+    /// Walk the history reachable from this revision (`None`: `HEAD`).
+    #[arg(long, default_value = "HEAD")]
     pub rev: Option<String>,
-    /// Replaces the pre-registered window (the summary says so).
+    /// Replace the pre-registered outcome window (the summary says so).
+    #[arg(long)]
     pub window_days: Option<u32>,
+    /// The as-of time (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else the newest commit's time.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
     /// A pre-registration replacing the embedded experiments/corpus.toml.
+    #[arg(long)]
     pub prereg: Option<PathBuf>,
     /// Where the JSONL goes (`phase0 corpus`; ignored by [`build`]).
+    #[arg(long, default_value = "corpus.jsonl")]
     pub out: PathBuf,
 }
 
@@ -274,11 +285,11 @@ pub fn summary(args: &CorpusArgs, built: &Built, out: Option<&Path>) -> String {
         text.push('\n');
     };
     line(format!(
-        "phase0 corpus: sidecars in {} against {} ({}, {} commits), as of {}",
+        "phase0 corpus: sidecars in {} against {} ({}, {}), as of {}",
         args.reflections.display(),
         args.repo.display(),
         args.rev.as_deref().unwrap_or("HEAD"),
-        built.commits,
+        crate::report::count(built.commits, "commit", "commits"),
         built.as_of
     ));
     line(format!(
@@ -295,9 +306,9 @@ pub fn summary(args: &CorpusArgs, built: &Built, out: Option<&Path>) -> String {
     line(String::new());
     let invalid = built.invalid.len();
     line(format!(
-        "sidecars read:    {} ({} sessions){}",
+        "sidecars read:    {} ({}){}",
         c.sidecars + invalid as u64,
-        c.sessions,
+        crate::report::count(c.sessions, "session", "sessions"),
         if invalid > 0 {
             format!("; {invalid} invalid, skipped (listed on stderr)")
         } else {

@@ -33,15 +33,28 @@ pub enum CommandError {
     Input(String),
     #[error("{path}: cannot write: {source}")]
     Write { path: PathBuf, source: std::io::Error },
+    /// Not the input's fault: a report could not be serialised.
+    #[error("{0}")]
+    Runtime(String),
 }
 
 impl CommandError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CommandError::Input(_) => exit::INPUT,
-            CommandError::Write { .. } => exit::RUNTIME,
+            CommandError::Write { .. } | CommandError::Runtime(_) => exit::RUNTIME,
         }
     }
+
+    /// A report (`what`: `p1.json`, …) that could not be serialised: a runtime error (exit 1), not bad input.
+    pub fn serialise(what: &str) -> impl Fn(serde_json::Error) -> CommandError + '_ {
+        move |error| CommandError::Runtime(format!("{what}: cannot serialise the report: {error}"))
+    }
+}
+
+/// The line of a stdout block that says where an experiment's reports went (`phase0 p1`/`p2`/`p3`, `demo`).
+pub fn reports_line(dir: &Path) -> String {
+    format!("  reports         {}\n", dir.display())
 }
 
 /// The markdown template `name`: `dir/name` when `--templates DIR` was given, else the embedded one.
@@ -204,6 +217,18 @@ mod tests {
             std::fs::read_dir(dir.path()).unwrap().count(),
             1,
             "no temporary file left behind"
+        );
+    }
+
+    #[test]
+    fn a_report_that_cannot_be_serialised_is_a_runtime_error() {
+        // JSON object keys must be strings: a map keyed by pairs cannot be serialised.
+        let map: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let error = CommandError::serialise("p1.json")(serde_json::to_vec(&map).unwrap_err());
+        assert_eq!(error.exit_code(), exit::RUNTIME);
+        assert!(
+            error.to_string().starts_with("p1.json: cannot serialise the report: "),
+            "{error}"
         );
     }
 

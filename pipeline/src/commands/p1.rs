@@ -10,28 +10,76 @@ use crate::report::envelope::{self, Envelope, InputFile, PreregRef, Status};
 use crate::report::p1 as render;
 use crate::scan::corpus::{InvalidPolicy, parse_corpus};
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 p1` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct P1Args {
-    /// The labeled corpus (JSONL); empty when the corpus is built from `reflections` and `repo`.
-    pub corpus: PathBuf,
-    /// Build the corpus from this directory of sidecars and `repo` instead (`phase0 corpus`, in memory).
+    /// The labeled corpus: JSONL with `confidence` in [0, 1] (or null) and `correct` (true/false or 1/0) per
+    /// line. Or, instead, --reflections DIR --repo PATH.
+    #[arg(required_unless_present = "reflections", conflicts_with = "reflections")]
+    pub corpus: Option<PathBuf>,
+    /// Build the corpus from this directory of sidecars (as `phase0 corpus` does, in memory).
+    #[arg(
+        long,
+        requires = "repo",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub reflections: Option<PathBuf>,
+    /// The repository the sessions of --reflections committed to.
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub repo: Option<PathBuf>,
-    /// For the join: the revision walked (default `HEAD`), a window replacing the pre-registered one, a
-    /// pre-registration replacing experiments/corpus.toml, and where to also write the joined corpus.
+    /// With --reflections: walk the history reachable from this revision (default HEAD).
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub rev: Option<String>,
+    /// With --reflections: replace the pre-registered outcome window of the join.
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub window_days: Option<u32>,
+    /// With --reflections: a pre-registration replacing the embedded experiments/corpus.toml.
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub corpus_prereg: Option<PathBuf>,
+    /// With --reflections: also write the joined corpus (JSONL) here.
+    #[arg(
+        long,
+        requires = "reflections",
+        help_heading = "Corpus from captured sidecars (instead of CORPUS)"
+    )]
     pub corpus_out: Option<PathBuf>,
+    /// A pre-registration replacing the embedded experiments/p1.toml.
+    #[arg(long)]
     pub prereg: Option<PathBuf>,
+    /// Where p1.json, p1.md and the plots go.
+    #[arg(long, default_value = "reports/p1", help_heading = "Output")]
     pub out: PathBuf,
+    /// Skip invalid rows (counted by reason in the report) instead of failing on the first.
+    #[arg(long)]
     pub skip_invalid: bool,
+    /// The report date (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else with --reflections the join's
+    /// as-of time (the newest commit's), else none.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
-    /// A directory whose `p1.md.j2` replaces the embedded template.
+    /// A directory with a p1.md.j2 that replaces the embedded template.
+    #[arg(long, help_heading = "Output")]
     pub templates: Option<PathBuf>,
-    /// Breakdown fields: `agent`, `surface`, `task_ref`, `session_id`.
+    /// Break the numbers down by a field: agent, surface, task_ref or session_id (repeatable).
+    #[arg(long, value_name = "FIELD")]
     pub by: Vec<String>,
 }
 
@@ -51,11 +99,15 @@ pub struct P1Outcome {
 pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let prereg = Prereg::p1(args.prereg.as_deref()).map_err(|e| input(&e))?;
-    let generated_at = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
+    let mut generated_at = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
     let template = super::template(args.templates.as_deref(), "p1.md.j2", render::P1_TEMPLATE)?;
 
     let (bytes, name, join) = corpus_bytes(args)?;
+    if generated_at.is_none() {
+        // A corpus built from sidecars is dated by its join's as-of time (the newest commit's), as P2's report is.
+        generated_at = join.as_ref().map(|join| join.as_of.clone());
+    }
     let name_text = name.display().to_string();
     let policy = if args.skip_invalid {
         InvalidPolicy::Skip
@@ -67,7 +119,12 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         || parse_corpus(&name_text, &bytes, policy),
         || crate::prereg::sha256_hex(&bytes),
     );
-    let corpus = corpus.map_err(|e| input(&e))?;
+    let corpus = corpus.map_err(|error| match error {
+        crate::scan::corpus::CorpusError::Invalid { .. } => CommandError::Input(format!(
+            "{error} (--skip-invalid skips invalid rows, counts them by reason and names the first)"
+        )),
+        error => input(&error),
+    })?;
     // Rows with a null confidence take no part in the confidence metrics (only in the risk floor's).
     let kept: Option<Vec<usize>> = (corpus.stats.null_confidence > 0).then(|| {
         (0..corpus.len())
@@ -154,9 +211,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         .map(String::from)
         .collect();
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
-    let json = report
-        .to_json()
-        .map_err(|error| CommandError::Input(error.to_string()))?;
+    let json = report.to_json().map_err(CommandError::serialise("p1.json"))?;
 
     let mut files = vec![
         ("p1.json".to_string(), json.clone()),
@@ -168,24 +223,35 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
             .map(|(name, svg)| (name.to_string(), svg.into_bytes())),
     );
     let written = write_report_set(&args.out, &files)?;
-    Ok(P1Outcome {
-        summary: render::stdout_block(&report, &prereg.spec),
-        json,
-        written,
-    })
+    let mut summary = render::stdout_block(&report, &prereg.spec);
+    if skipped > 0 {
+        let first = corpus
+            .stats
+            .first_skipped
+            .as_ref()
+            .map_or_else(String::new, |(line, message)| {
+                format!("; the first at {}:{line}: {message}", name.display())
+            });
+        let line = format!(
+            "  skipped         {skipped} invalid {} (--skip-invalid){first}\n",
+            if skipped == 1 { "row" } else { "rows" }
+        );
+        let at = summary.find("  verdict ").unwrap_or(summary.len());
+        summary.insert_str(at, &line);
+    }
+    Ok(P1Outcome { summary, json, written })
 }
 
 /// The corpus bytes, the name errors and the report use for them, and the join that built them (if it did).
 fn corpus_bytes(args: &P1Args) -> Result<(CorpusBytes, PathBuf, Option<CorpusJoin>), CommandError> {
-    let has_corpus = !args.corpus.as_os_str().is_empty();
-    match (&args.reflections, &args.repo) {
-        (None, None) if has_corpus => {
-            let bytes = crate::scan::corpus::read_file(&args.corpus).map_err(|error| {
-                CommandError::Input(format!("{}: cannot read the corpus: {error}", args.corpus.display()))
+    match (&args.corpus, &args.reflections, &args.repo) {
+        (Some(corpus), None, None) => {
+            let bytes = crate::scan::corpus::read_file(corpus).map_err(|error| {
+                CommandError::Input(format!("{}: cannot read the corpus: {error}", corpus.display()))
             })?;
-            Ok((CorpusBytes::File(bytes), args.corpus.clone(), None))
+            Ok((CorpusBytes::File(bytes), corpus.clone(), None))
         }
-        (Some(reflections), Some(repo)) if !has_corpus => {
+        (None, Some(reflections), Some(repo)) => {
             let join_args = super::corpus::CorpusArgs {
                 reflections: reflections.clone(),
                 repo: repo.clone(),

@@ -12,26 +12,48 @@ use crate::report::p2::{self as render, P2Report, RepositorySummary};
 use crate::scan::changed_paths::ChangedPaths;
 use crate::scan::git::{self, HeadState, WalkOptions};
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 p2` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct P2Args {
+    /// The repository to scan (a work tree, a directory inside one, or a bare repository).
+    #[arg(long, default_value = ".", global = true, help_heading = "History")]
     pub repo: PathBuf,
+    /// Walk the history reachable from this revision.
+    #[arg(long, default_value = "HEAD", global = true, help_heading = "History")]
     pub rev: Option<String>,
+    /// Follow only first parents (like `git log --first-parent`).
+    #[arg(long, global = true, help_heading = "History")]
     pub first_parent: bool,
-    /// `--since` / `--until`: a date (`YYYY-MM-DD`, UTC; `--until` includes the whole day) or an RFC 3339 time.
+    /// Only commits whose committer time is at or after this (YYYY-MM-DD, UTC, or RFC 3339).
+    #[arg(long, global = true, help_heading = "History")]
     pub since: Option<String>,
+    /// Only commits whose committer time is at or before this (a date includes the whole day).
+    #[arg(long, global = true, help_heading = "History")]
     pub until: Option<String>,
+    /// A pre-registration replacing the embedded experiments/p2.toml.
+    #[arg(long, global = true)]
     pub prereg: Option<PathBuf>,
+    /// Where p2.json, p2.md and p2-failures.csv go.
+    #[arg(long, default_value = "reports/p2", help_heading = "Output")]
     pub out: PathBuf,
+    /// The report date (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else the newest commit's time.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
-    /// A directory whose `p2.md.j2` replaces the embedded template.
+    /// A directory with a p2.md.j2 that replaces the embedded template.
+    #[arg(long, help_heading = "Output")]
     pub templates: Option<PathBuf>,
     /// Show a spinner on stderr (the caller decides: only when stderr is a terminal).
+    #[arg(skip)]
     pub progress: bool,
-    /// `--audit SHEET`: a filled audit sheet; the verdict is then decided on the audit-corrected share.
+    /// A filled audit sheet (`phase0 p2 audit`): report what the reader measured and decide the verdict on
+    /// the share corrected for it.
+    #[arg(long, value_name = "SHEET")]
     pub audit: Option<PathBuf>,
-    /// The repository's name in audit sheets (`owner/name`); default from the path ([`super::p2_audit`]).
+    /// The repository's name in audit sheets (owner/name); default from the path.
+    #[arg(long, global = true)]
     pub name: Option<String>,
 }
 
@@ -287,7 +309,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     );
     let markdown = markdown.map_err(|e| input(&e))?;
     let csv = csv.map_err(|e| input(&e))?;
-    let json = json.map_err(|e| input(&e))?;
+    let json = json.map_err(CommandError::serialise("p2.json"))?;
     let files = vec![
         ("p2.json".to_string(), json.clone()),
         ("p2.md".to_string(), markdown.into_bytes()),

@@ -10,26 +10,45 @@ use crate::report::envelope::{self, Envelope, InputFile, PreregRef};
 use crate::report::p3 as render;
 use crate::scan::board::{self, Format};
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 p3` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct P3Args {
+    /// Board exports: upstream JSONL, Jira CSV/JSON, Linear CSV, GitHub issue JSON (then its timeline
+    /// events), Trello JSON, beads JSONL. None with --repo: the task files kept in the repository.
     pub inputs: Vec<PathBuf>,
-    /// `auto` (sniff each input) or a format name.
+    /// auto (sniff each input and say what was chosen), jsonl, jira-csv, jira-json, linear-csv, github-json,
+    /// trello-json or beads.
+    #[arg(long, default_value = "auto")]
     pub format: String,
-    /// The zone of dates written without one (Jira CSV); default UTC.
+    /// The time zone of dates written without one (Jira CSV), e.g. Europe/Berlin; default UTC.
+    #[arg(long)]
     pub tz: Option<String>,
-    /// Replaces the prereg's window (the report says so).
+    /// Replace the pre-registered window (the report says so).
+    #[arg(long)]
     pub window_days: Option<u32>,
+    /// A pre-registration replacing the embedded experiments/p3.toml.
+    #[arg(long)]
     pub prereg: Option<PathBuf>,
+    /// Where p3.json and p3.md go.
+    #[arg(long, default_value = "reports/p3", help_heading = "Output")]
     pub out: PathBuf,
+    /// The as-of date (YYYY-MM-DD or RFC 3339) for windows and the report; default SOURCE_DATE_EPOCH, else
+    /// the newest date in the inputs.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
-    /// A directory whose `p3.md.j2` replaces the embedded template.
+    /// A directory with a p3.md.j2 that replaces the embedded template.
+    #[arg(long, help_heading = "Output")]
     pub templates: Option<PathBuf>,
-    /// A repository whose revert and fix commits (P2's rules, `experiments/p2.toml`) may name tasks.
+    /// A repository whose revert and fix commits (P2's rules) name tasks: the wrong.commit signal. Without
+    /// inputs, also the repository whose task files' git history is read.
+    #[arg(long, help_heading = "Task files in a repository")]
     pub repo: Option<PathBuf>,
-    /// Task files kept in `repo`: a repository-relative file or directory whose git history is read. Without
-    /// inputs, `--repo` alone reads `.beads/issues.jsonl`, else `data/`.
+    /// The task files kept in --repo, a repository-relative file or directory of *.jsonl (default
+    /// .beads/issues.jsonl, else data/); their git history gives reopens with dates.
+    #[arg(long, help_heading = "Task files in a repository")]
     pub data_dir: Option<String>,
 }
 
@@ -159,6 +178,14 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         }
         prereg.spec.window_days = days;
     }
+    if let Some(repo) = &args.repo
+        && std::fs::symlink_metadata(repo).is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Err(CommandError::Input(format!(
+            "{}: the repository path does not exist",
+            repo.display()
+        )));
+    }
     if args.data_dir.is_some() && args.repo.is_none() {
         return Err(CommandError::Input(
             "--data-dir needs --repo (the repository that keeps the task files)".into(),
@@ -275,7 +302,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let signals = render::signals_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
-    let json = report.to_json().map_err(|e| input(&e))?;
+    let json = report.to_json().map_err(CommandError::serialise("p3.json"))?;
     let written = write_report_set(
         &args.out,
         &[

@@ -146,7 +146,7 @@ pub fn run(plan: &Plan, out: &Path) -> Vec<ExperimentRun> {
             (Some(reflections), Some(repo)) => {
                 first_missing("directory", [reflections]).or_else(|| first_missing("repository", [repo]))
             }
-            _ => first_missing("file", [&args.corpus]),
+            _ => first_missing("file", &args.corpus),
         };
         if let Some(reason) = missing {
             return Err((RunStatus::Missing, reason));
@@ -242,7 +242,7 @@ mod tests {
         std::fs::write(&corpus, "{\"confidence\": 0.9, \"correct\": true}\n").unwrap();
         let plan = Plan {
             p1: Planned::Run(P1Args {
-                corpus: corpus.clone(),
+                corpus: Some(corpus.clone()),
                 ..Default::default()
             }),
             p2: Planned::Run(P2Args {
@@ -273,7 +273,7 @@ mod tests {
         std::fs::write(&corpus, "{\"confidence\": 1.5, \"correct\": true}\n").unwrap();
         let plan = Plan {
             p1: Planned::Run(P1Args {
-                corpus: corpus.clone(),
+                corpus: Some(corpus.clone()),
                 ..Default::default()
             }),
             p2: Planned::missing("x"),
@@ -283,7 +283,14 @@ mod tests {
         assert_eq!(runs[0].status, RunStatus::Failed);
         assert_eq!(
             runs[0].reason.as_deref(),
-            Some(format!("{}:1: confidence 1.5 is outside [0, 1]", corpus.display()).as_str())
+            Some(
+                format!(
+                    "{}:1: confidence 1.5 is outside [0, 1] (--skip-invalid skips invalid rows, counts them by reason \
+                     and names the first)",
+                    corpus.display()
+                )
+                .as_str()
+            )
         );
         assert!(!dir.path().join("p1").exists());
     }

@@ -153,24 +153,36 @@ pub fn week_name(date: jiff::civil::Date) -> String {
     format!("{:04}-W{:02}", iso.year(), iso.week())
 }
 
-#[derive(Debug, Clone, Default)]
+/// The options of `phase0 weekly` (clap derives its command line from them, [`crate::cli`]).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct WeeklyArgs {
-    /// The config; default the embedded `experiments/weekly.toml`.
+    /// The inputs of each experiment; default the embedded experiments/weekly.toml. Relative paths in it are
+    /// relative to the working directory.
+    #[arg(long)]
     pub config: Option<PathBuf>,
-    /// The reports directory: weeks go to `out/<week>/`, the index to `out/index.{md,json}`.
+    /// The reports directory: weeks go to OUT/<week>/, the index to OUT/index.{md,json}.
+    #[arg(long, default_value = "reports")]
     pub out: PathBuf,
-    /// `2026-W47`; default the week of `as_of`, else of `SOURCE_DATE_EPOCH`, else of `today`.
+    /// The ISO week to write (e.g. 2026-W47); default the week of --as-of, else of SOURCE_DATE_EPOCH, else of
+    /// today (UTC).
+    #[arg(long)]
     pub week: Option<String>,
-    /// The as-of date of every report (YYYY-MM-DD or RFC 3339).
+    /// The as-of date of every report (YYYY-MM-DD or RFC 3339); default SOURCE_DATE_EPOCH, else each
+    /// experiment's own default.
+    #[arg(long)]
     pub as_of: Option<String>,
-    /// `SOURCE_DATE_EPOCH`, read by the caller.
+    /// `SOURCE_DATE_EPOCH` (Unix seconds), read by clap from the environment.
+    #[arg(long = "source-date-epoch", env = "SOURCE_DATE_EPOCH", hide = true)]
     pub source_date_epoch: Option<String>,
     /// Today's UTC date, read from the clock by the caller: it only names the week, it never lands in a report.
+    #[arg(skip)]
     pub today: Option<jiff::civil::Date>,
-    /// A directory whose `weekly-index.md.j2`, `weekly-week.md.j2`, `p1.md.j2`, `p2.md.j2`, `p3.md.j2` (any that
-    /// exist) replace the embedded templates.
+    /// A directory whose weekly-index.md.j2, weekly-week.md.j2, p1.md.j2, p2.md.j2, p3.md.j2 (any that exist)
+    /// replace the embedded templates.
+    #[arg(long)]
     pub templates: Option<PathBuf>,
     /// Show P2's spinner on stderr (the caller decides: only when stderr is a terminal).
+    #[arg(skip)]
     pub progress: bool,
 }
 
@@ -232,7 +244,7 @@ fn plan(config: &LoadedConfig, args: &WeeklyArgs) -> Plan {
             skip_invalid,
             ..
         }) => Planned::Run(P1Args {
-            corpus: corpus.clone(),
+            corpus: Some(corpus.clone()),
             out: PathBuf::new(),
             as_of: args.as_of.clone(),
             source_date_epoch: args.source_date_epoch.clone(),
@@ -430,7 +442,10 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     write_report_set(
         staging.path(),
         &[
-            ("week.json".to_string(), summary.to_json().map_err(|e| input(&e))?),
+            (
+                "week.json".to_string(),
+                summary.to_json().map_err(CommandError::serialise("week.json"))?,
+            ),
             ("week.md".to_string(), week_md.into_bytes()),
         ],
     )?;
@@ -443,7 +458,10 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
     let index_files = write_report_set(
         &args.out,
         &[
-            ("index.json".to_string(), index.to_json().map_err(|e| input(&e))?),
+            (
+                "index.json".to_string(),
+                index.to_json().map_err(CommandError::serialise("index.json"))?,
+            ),
             ("index.md".to_string(), index_md.into_bytes()),
         ],
     )?;
@@ -621,7 +639,7 @@ mod tests {
             Planned::Run(args) => {
                 assert_eq!(args.reflections.as_deref(), Some(Path::new(".mosaic/reflections")));
                 assert_eq!(args.repo.as_deref(), Some(Path::new(".")));
-                assert_eq!(args.corpus, PathBuf::new());
+                assert_eq!(args.corpus, None);
             }
             Planned::Skip { reason, .. } => panic!("p1 must run on the sidecars: {reason}"),
         }

@@ -47,6 +47,11 @@ pub fn render_markdown(name: &str, source: &str, view: &impl serde::Serialize) -
     })
 }
 
+/// `n` and the noun, singular for 1: `1 commit`, `2 commits`, `0 commits`.
+pub fn count(n: u64, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// Pretty JSON with a trailing newline: how every report and index file is written.
 pub fn pretty_json(value: &impl serde::Serialize) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value)?;

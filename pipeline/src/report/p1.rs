@@ -203,20 +203,27 @@ pub fn stdout_block(envelope: &Envelope<P1Report>, spec: &P1Spec) -> String {
         "P1 calibration — kill condition (pre-registered): {}\n",
         spec.kill.text
     ));
+    // A value and its interval, or the value alone when it has none (an undefined rate has no interval).
+    let with_interval = |value: String, ci: String| if ci.is_empty() { value } else { format!("{value} {ci}") };
     out.push_str(&format!(
-        "  rows            {} ({} correct, base rate {} {})\n",
+        "  rows            {} ({} correct, base rate {})\n",
         metrics.n,
         metrics.n_correct,
-        text("base_rate"),
-        text("base_rate_ci")
+        with_interval(text("base_rate"), text("base_rate_ci"))
     ));
-    out.push_str(&format!("  AUC             {} {}\n", text("auc"), text("auc_ci")));
     out.push_str(&format!(
-        "  high subset     {} rows with confidence >= {}, lift {}pp {}\n",
+        "  AUC             {}\n",
+        with_interval(text("auc"), text("auc_ci"))
+    ));
+    let lift = match metrics.lift_pp {
+        Some(_) => with_interval(format!("{}pp", text("lift_pp")), text("lift_pp_ci")),
+        None => "undefined".to_string(),
+    };
+    out.push_str(&format!(
+        "  high subset     {} {} with confidence >= {}, lift {lift}\n",
         metrics.n_high,
+        if metrics.n_high == 1 { "row" } else { "rows" },
         metrics.high,
-        text("lift_pp"),
-        text("lift_pp_ci")
     ));
     if envelope.report.corpus.null_confidence > 0 {
         out.push_str(&format!(

@@ -323,11 +323,11 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         spec.kill.text
     ));
     out.push_str(&format!(
-        "  history         {} at {} ({}), {} commits{}\n",
+        "  history         {} at {} ({}), {}{}\n",
         repo.path,
         repo.rev,
         repo.tip.as_deref().map_or("unborn", |tip| &tip[..tip.len().min(12)]),
-        repo.commits_walked,
+        super::count(repo.commits_walked, "commit", "commits"),
         if repo.shallow {
             ", shallow clone: history truncated"
         } else {
@@ -346,11 +346,15 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         a.counts.total, a.counts.ci, a.counts.human_review, a.counts.self_reflection, a.counts.ambiguous
     ));
     out.push_str(&format!(
-        "  self-reflection {} of {} classified = {} {}\n",
+        "  self-reflection {} of {} classified = {}\n",
         a.counts.self_reflection,
         a.counts.classified,
-        text(&["self_reflection"]),
-        text(&["self_reflection_ci"])
+        // An undefined share has no interval.
+        [text(&["self_reflection"]), text(&["self_reflection_ci"])]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     ));
     // Robustness is a property of a decision: beside INCONCLUSIVE there is nothing for the ambiguous to change.
     let robustness = match (fmt["decided"].as_bool() == Some(true), a.sensitivity.robust) {

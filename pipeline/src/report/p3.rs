@@ -102,13 +102,14 @@ pub fn signals_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
     writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
-/// Every completed task with its signals as CSV (`input` is the 0-based index of the input file).
+/// Every completed task with its signals as CSV (`input` is the input file's path as the report names it).
 pub fn tasks_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(["input", "id", "completed", "censored", "signals"])?;
     for task in &analysis.tasks {
+        let input = analysis.inputs.get(task.input).map(|input| input.path.clone());
         writer.write_record([
-            task.input.to_string().as_str(),
+            input.unwrap_or_else(|| task.input.to_string()).as_str(),
             &task.id,
             &task.completed,
             if task.censored { "true" } else { "false" },
@@ -199,8 +200,10 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
     ));
     if let Some(files) = &envelope.report.task_files {
         out.push_str(&format!(
-            "  task file       {}: {} versions in {} commits",
-            files.path, files.versions_read, files.commits_walked
+            "  task file       {}: {} in {}",
+            files.path,
+            super::count(files.versions_read, "version", "versions"),
+            super::count(files.commits_walked, "commit", "commits")
         ));
         if files.versions_skipped == 0 {
             out.push_str(", none skipped\n");

@@ -58,6 +58,10 @@ pub struct ExperimentWeek {
     /// The report, relative to the week's directory.
     pub report: Option<String>,
     pub headline: Vec<Metric>,
+    /// What the power analysis still asks for (rows for P1, classified failures for P2, eligible tasks for P3)
+    /// when it is more than the report has; absent otherwise (and in weeks written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still_needed: Option<u64>,
 }
 
 impl ExperimentWeek {
@@ -188,6 +192,7 @@ pub fn experiment_week(run: &ExperimentRun) -> Result<ExperimentWeek, HeadlineEr
         report_status: None,
         report: None,
         headline: Vec::new(),
+        still_needed: None,
     };
     let Some(ran) = &run.ran else {
         return Ok(week);
@@ -206,6 +211,11 @@ pub fn experiment_week(run: &ExperimentRun) -> Result<ExperimentWeek, HeadlineEr
     };
     week.verdict = Some(text(verdict_pointer(experiment))?);
     week.report_status = Some(text("/status")?);
+    let still_needed = verdict_pointer(experiment).replace("/kind", "/n_still_needed");
+    week.still_needed = report
+        .pointer(&still_needed)
+        .and_then(serde_json::Value::as_u64)
+        .filter(|&n| n > 0);
     week.report = Some(format!("{0}/{0}.json", experiment.id()));
     for (key, label, kind, pointer) in metric_specs(experiment) {
         let value = match report.pointer(pointer) {
@@ -522,6 +532,7 @@ pub fn week_markdown(
         link: Option<String>,
         numbers: Vec<(String, String)>,
         block: Option<&'a str>,
+        still_needed: Option<u64>,
     }
     #[derive(Serialize)]
     struct View<'a> {
@@ -544,6 +555,7 @@ pub fn week_markdown(
                 .map(|m| (m.label.clone(), format_value(m.kind, m.value.as_ref())))
                 .collect(),
             block: blocks.get(&e.experiment).map(|b| b.trim_end()),
+            still_needed: e.still_needed,
         })
         .collect();
     super::render_markdown("weekly-week.md.j2", template, &View { week, sections })
@@ -577,6 +589,7 @@ mod tests {
                     metric("auc", MetricKind::Score, Number::from_f64(auc)),
                     metric("lift_pp", MetricKind::Points, None),
                 ],
+                still_needed: None,
             },
             None => ExperimentWeek {
                 experiment: Experiment::P1,
@@ -587,6 +600,7 @@ mod tests {
                 report_status: None,
                 report: None,
                 headline: Vec::new(),
+                still_needed: None,
             },
         };
         let p3 = ExperimentWeek {
@@ -602,6 +616,7 @@ mod tests {
             } else {
                 Vec::new()
             },
+            still_needed: None,
         };
         WeekSummary {
             schema: WEEK_SCHEMA.into(),
@@ -614,6 +629,38 @@ mod tests {
             status: WeekStatus::Ok,
             experiments: vec![p1, p3],
         }
+    }
+
+    #[test]
+    fn the_week_page_ends_with_what_each_verdict_means() {
+        let mut summary = week("2026-W47", Some(("INCONCLUSIVE", 10, 0.6)), RunStatus::Failed);
+        summary.experiments[0].still_needed = Some(196);
+        summary.experiments[1].reason = Some("board.json: no such file".into());
+        let page = week_markdown(WEEK_TEMPLATE, &summary, &BTreeMap::new()).unwrap();
+        let next = &page[page.find("## What this means / next step").expect("the section")..];
+        assert!(
+            next.contains(
+                "- **P1 calibration**: not enough evidence either way yet. The power analysis asks for 196 more \
+                 labeled rows: they come from the hook's sidecars"
+            ),
+            "{next}"
+        );
+        assert!(next.contains("`phase0 corpus`"), "{next}");
+        assert!(
+            next.contains("- **P3 detectability**: it did not run (failed): fix its input (board.json: no such file)"),
+            "{next}"
+        );
+        let mut killed = week("2026-W48", Some(("KILL", 500, 0.5)), RunStatus::Ok);
+        killed.experiments[1].verdict = Some("PASS".into());
+        let page = week_markdown(WEEK_TEMPLATE, &killed, &BTreeMap::new()).unwrap();
+        assert!(
+            page.contains("- **P1 calibration**: the kill condition is met"),
+            "{page}"
+        );
+        assert!(
+            page.contains("- **P3 detectability**: the pre-registered bar is cleared"),
+            "{page}"
+        );
     }
 
     #[test]

@@ -202,6 +202,8 @@ pub struct ReadStats {
     pub null_confidence: u64,
     /// Invalid lines skipped under [`InvalidPolicy::Skip`], by reason (reasons that did not occur are absent).
     pub skipped: BTreeMap<InvalidReason, u64>,
+    /// The first skipped line under [`InvalidPolicy::Skip`]: its 1-based number and why it is invalid.
+    pub first_skipped: Option<(u64, String)>,
 }
 
 impl ReadStats {
@@ -417,7 +419,8 @@ struct ChunkMeta {
     dicts: [Vec<String>; 4],
     /// Hashes of the rows' lines, partitioned by [`shard_of`].
     hashes: Vec<Vec<u64>>,
-    /// The first invalid line (1-based, global) under [`InvalidPolicy::Fail`].
+    /// The first invalid line (1-based, global) of the chunk: the error under [`InvalidPolicy::Fail`], the first
+    /// skipped line under [`InvalidPolicy::Skip`].
     error: Option<(u64, InvalidReason, String)>,
     /// Rows (index within the chunk's rows) with a risk field, recorded sparsely.
     extras: Vec<(usize, Extra)>,
@@ -551,6 +554,9 @@ fn parse(path: &Path, bytes: &[u8], policy: InvalidPolicy, chunk_size: usize) ->
         }
     }
     stats.duplicate_lines = stats.rows - distinct_hashes(&metas);
+    stats.first_skipped = metas
+        .iter()
+        .find_map(|m| m.error.as_ref().map(|(line, _, message)| (*line, message.clone())));
 
     // Global dictionaries, in order of first appearance: chunk by chunk, each local dictionary in its own order.
     let mut metas = metas;
@@ -738,7 +744,12 @@ fn parse_chunk(
                 meta.hashes[shard_of(hash)].push(hash);
             }
             Err((reason, message)) => match policy {
-                InvalidPolicy::Skip => meta.skipped[reason.index()] += 1,
+                InvalidPolicy::Skip => {
+                    meta.skipped[reason.index()] += 1;
+                    if meta.error.is_none() {
+                        meta.error = Some((line_number, reason, message));
+                    }
+                }
                 InvalidPolicy::Fail => {
                     meta.error = Some((line_number, reason, message));
                     first_failed.fetch_min(index, Ordering::Relaxed);

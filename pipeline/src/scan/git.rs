@@ -124,6 +124,9 @@ pub enum GitScanError {
     /// No repository contains `path` (or it cannot be opened).
     #[error("{}: not a git repository ({message})", .path.display())]
     NotARepository { path: PathBuf, message: String },
+    /// The repository path does not exist at all.
+    #[error("{}: the repository path does not exist", .path.display())]
+    NoSuchPath { path: PathBuf },
     /// The revision does not resolve, or does not name a commit.
     #[error("revision {rev:?}: {message}")]
     Rev { rev: String, message: String },
@@ -145,6 +148,11 @@ pub fn open(path: &Path) -> Result<gix::ThreadSafeRepository, GitScanError> {
         full: gix::open::Options::isolated(),
         reduced: gix::open::Options::isolated(),
     };
+    if std::fs::symlink_metadata(path).is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound) {
+        return Err(GitScanError::NoSuchPath {
+            path: path.to_path_buf(),
+        });
+    }
     gix::ThreadSafeRepository::discover_opts(path, Default::default(), trust).map_err(|err| {
         GitScanError::NotARepository {
             path: path.to_path_buf(),
@@ -572,7 +580,11 @@ fn resolve_commit(repo: &gix::Repository, objects: &Objects<'_>, rev: &str) -> R
             rev_error(if text.contains("Ancestor") || text.contains("traverse") {
                 "asks for an ancestor the history does not have (it is shorter than that)".to_owned()
             } else {
-                "names no branch, tag or commit of this repository, or what it names is missing from it".to_owned()
+                format!(
+                    "does not resolve in the repository {}: no branch, tag or commit has that name, or what it \
+                     names is missing from it",
+                    repo.workdir().unwrap_or_else(|| repo.git_dir()).display()
+                )
             })
         })?
         .detach();
