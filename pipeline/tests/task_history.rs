@@ -988,7 +988,7 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
     let expected: String = ids
         .iter()
         .zip(v2_signals)
-        .map(|(id, s)| format!("0,{id},{done},false,{s}\n"))
+        .map(|(id, s)| format!(".beads/issues.jsonl,{id},{done},false,{s}\n"))
         .collect();
     assert_eq!(tasks, format!("input,id,completed,censored,signals\n{expected}"));
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, completed: &str| {
@@ -1035,7 +1035,7 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
         ("bd-small3", done, ""),
     ]
     .iter()
-    .map(|(id, completed, s)| format!("0,{id},{completed},false,{s}\n"))
+    .map(|(id, completed, s)| format!(".beads,{id},{completed},false,{s}\n"))
     .collect();
     assert_eq!(tasks, format!("input,id,completed,censored,signals\n{v3}"));
     assert_eq!(

@@ -312,7 +312,8 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
     std::fs::create_dir_all(&repo).unwrap();
     sandbox.script("../pipeline/tests/fixtures/task_history/history.sh", &[&repo]);
     for (extra, path, ids) in [
-        (None, ".beads/issues.jsonl", ["bd-1", "bd-4"]),
+        // Version 3 reads the task files of `.beads/` as one set: the report names the directory and the files.
+        (None, ".beads", ["bd-1", "bd-4"]),
         (Some("data/"), "data", ["T-1", "T-4"]),
     ] {
         let out = tempfile::tempdir().unwrap();
@@ -330,6 +331,9 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         let task_files = &report["report"]["task_files"];
         assert_eq!(task_files["path"], path);
+        if extra.is_none() {
+            assert_eq!(task_files["files"], serde_json::json!([".beads/issues.jsonl"]));
+        }
         assert_eq!(
             (
                 task_files["versions_skipped"].as_u64(),
