@@ -68,12 +68,19 @@ fn the_demo_runs_the_three_experiments_on_the_samples() {
     );
     assert_eq!(
         files_in(&out.path().join("p3")),
-        ["manifest.json", "p3-signals.csv", "p3-tasks.csv", "p3.json", "p3.md"]
+        [
+            "manifest.json",
+            "p3-detection.svg",
+            "p3-signals.csv",
+            "p3-tasks.csv",
+            "p3.json",
+            "p3.md"
+        ]
     );
     if expected_exit() == 0 {
         assert_eq!(
             files_in(&out.path().join("p2")),
-            ["manifest.json", "p2-failures.csv", "p2.json", "p2.md"]
+            ["manifest.json", "p2-buckets.svg", "p2-failures.csv", "p2.json", "p2.md"]
         );
     }
 }

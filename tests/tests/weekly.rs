@@ -178,6 +178,7 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
             ".phase0.lock",
             "2026-W46",
             "2026-W47",
+            "index-trend.svg",
             "index.json",
             "index.md",
             "manifest.json"
@@ -320,6 +321,27 @@ fn two_weeks_give_a_trend_reruns_are_identical_and_a_missing_input_is_partial() 
             "missing line {line:?} in\n{index_md}"
         );
     }
+
+    // The trend plot beside the index: each week's share with the interval and threshold its report gives.
+    let week47 = json(&r47.join("week.json"));
+    let p3_metric = &week47["experiments"][2]["headline"][1];
+    assert_eq!(p3_metric["key"], "base_rate");
+    assert_eq!(
+        p3_metric["interval"][0].as_f64(),
+        Some(f64_at(&p3_47, "/report/analysis/base_rate/lo"))
+    );
+    assert_eq!(
+        p3_metric["threshold"].as_f64(),
+        Some(f64_at(&p3_47, "/report/analysis/threshold"))
+    );
+    assert!(index_md.contains("![The verdict numbers by week, with their intervals](index-trend.svg)"));
+    let svg = std::fs::read_to_string(reports.join("index-trend.svg")).unwrap();
+    assert!(svg.contains(">P3 detectability — detectable share</text>"), "{svg}");
+    assert_eq!(
+        svg.matches("<circle ").count(),
+        2 * 4 + 3,
+        "two weeks of four numbers, and the legend's three"
+    );
 
     // Running week 47 again changes no byte anywhere under reports/.
     let before = tree(&reports);

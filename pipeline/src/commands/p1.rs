@@ -204,7 +204,7 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
         Some(corpus.stats.rows),
     ));
 
-    let plots = render::plots(&roc_points.unwrap_or_default(), &report.report.metrics);
+    let plots = render::plots(&roc_points.unwrap_or_default(), &report.report.metrics, &prereg.spec);
     report.artifacts = ["p1.json", "p1.md"]
         .into_iter()
         .chain(plots.iter().map(|(name, _)| *name))

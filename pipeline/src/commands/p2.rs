@@ -294,7 +294,12 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     // free them beside the rendering and writing, not after (and here, should no thread start).
     drop(known);
     let _ = std::thread::Builder::new().spawn(move || drop(history));
-    report.artifacts = vec!["p2.json".into(), "p2.md".into(), render::FAILURES_CSV.into()];
+    report.artifacts = vec![
+        "p2.json".into(),
+        "p2.md".into(),
+        render::FAILURES_CSV.into(),
+        render::BUCKETS_SVG.into(),
+    ];
     // The three renderings are independent: each takes a few milliseconds on a long history's thousands of rows.
     report.sort_lists();
     let report = &report;
@@ -314,6 +319,10 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         ("p2.json".to_string(), json.clone()),
         ("p2.md".to_string(), markdown.into_bytes()),
         (render::FAILURES_CSV.to_string(), csv),
+        (
+            render::BUCKETS_SVG.to_string(),
+            render::buckets_svg(&report.report.analysis, &prereg.spec).into_bytes(),
+        ),
     ];
     let written = write_report_set(&args.out, &files)?;
     Ok(P2Outcome {

@@ -298,6 +298,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         "p3.md".into(),
         render::TASKS_CSV.into(),
         render::SIGNALS_CSV.into(),
+        render::DETECTION_SVG.into(),
     ];
     let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let signals = render::signals_csv(&report.report.analysis).map_err(|e| input(&e))?;
@@ -310,6 +311,10 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             ("p3.md".to_string(), markdown.into_bytes()),
             (render::TASKS_CSV.to_string(), tasks),
             (render::SIGNALS_CSV.to_string(), signals),
+            (
+                render::DETECTION_SVG.to_string(),
+                crate::report::plots::p3_detection_svg(&report.report.analysis, prereg.spec.alpha).into_bytes(),
+            ),
         ],
     )?;
     Ok(P3Outcome {

@@ -463,6 +463,7 @@ pub fn run(args: &WeeklyArgs) -> Result<WeeklyOutcome, CommandError> {
                 index.to_json().map_err(CommandError::serialise("index.json"))?,
             ),
             ("index.md".to_string(), index_md.into_bytes()),
+            (render::TREND_SVG.to_string(), render::trend_svg(&index).into_bytes()),
         ],
     )?;
 

@@ -180,17 +180,91 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
     super::render_markdown("p1.md.j2", template, &view)
 }
 
+/// The level of `alpha`'s two-sided intervals as the plots' legends print it: `95%`.
+pub(crate) fn level(alpha: f64) -> String {
+    format!("{}%", 100.0 * (1.0 - alpha))
+}
+
+/// The Wilson interval of `successes` of `n` at `z`; the point itself when `n` is 0 or `z` is unusable.
+pub(crate) fn wilson_or_point(successes: u64, n: u64, z: f64) -> Interval {
+    crate::stats::wilson(successes.min(n), n, z)
+        .ok()
+        .flatten()
+        .unwrap_or(Interval {
+            estimate: 0.0,
+            lo: 0.0,
+            hi: 0.0,
+        })
+}
+
 /// The ROC curve (through `roc_points`, from [`crate::stats::roc_curve`]) and the reliability diagram as
 /// `(file name, svg)` pairs.
-pub fn plots(roc_points: &[(f64, f64)], metrics: &Metrics) -> Vec<(&'static str, String)> {
+///
+/// The ROC's band is pointwise: at each threshold, the Wilson interval of the true-positive rate (its correct
+/// rows at or above the threshold, of all correct rows), the false-positive rate taken as fixed. It is not a
+/// simultaneous band and not the AUC's DeLong interval (which the legend quotes beside the AUC). The dot is the
+/// pre-registered `high` cut: rows with confidence `>= high` called correct.
+pub fn plots(roc_points: &[(f64, f64)], metrics: &Metrics, spec: &P1Spec) -> Vec<(&'static str, String)> {
+    let z = crate::stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
+    let level = level(spec.alpha);
+    let positives = metrics.n_correct;
+    let negatives = metrics.n - metrics.n_correct;
+    let band: Vec<(f64, f64)> = roc_points
+        .iter()
+        .map(|&(_, tpr)| {
+            let tp = (tpr * positives as f64).round() as u64;
+            let w = wilson_or_point(tp, positives, z);
+            (w.lo, w.hi)
+        })
+        .collect();
+    let curve_label = match (metrics.auc.value, metrics.auc.ci) {
+        (Some(auc), Some((lo, hi))) => format!("ROC curve: AUC {auc:.3} [{lo:.3}, {hi:.3}] (DeLong {level} interval)"),
+        _ => format!("ROC curve: AUC {}", auc_text(&metrics.auc)),
+    };
+    let high = metrics
+        .high_rate
+        .filter(|_| positives > 0 && negatives > 0)
+        .map(|rate| {
+            let correct_high = (rate.estimate * metrics.n_high as f64).round() as u64;
+            let wrong_high = metrics.n_high - correct_high;
+            let (tpr, fpr) = (
+                correct_high as f64 / positives as f64,
+                wrong_high as f64 / negatives as f64,
+            );
+            (
+                (fpr, tpr),
+                format!(
+                    "the pre-registered cut, confidence >= {}: {} rows, TPR {tpr:.3}, FPR {fpr:.3}",
+                    metrics.high, metrics.n_high
+                ),
+            )
+        });
     let roc_title = format!("P1 ROC — AUC {}", auc_text(&metrics.auc));
-    vec![
-        (ROC_SVG, svg::roc(roc_points, &roc_title)),
-        (
-            RELIABILITY_SVG,
-            svg::reliability(&metrics.reliability_equal_width, "P1 reliability (equal-width bins)"),
-        ),
-    ]
+    let roc = svg::roc(&svg::RocPlot {
+        title: &roc_title,
+        points: roc_points,
+        band: &band,
+        curve_label,
+        band_label: format!("pointwise Wilson {level} interval of the TPR at each cut (not a simultaneous band)"),
+        high,
+    });
+    let bars: Vec<svg::ReliabilityBar> = metrics
+        .reliability_equal_width
+        .iter()
+        .map(|bin| {
+            let correct = (bin.accuracy * bin.n as f64).round() as u64;
+            svg::ReliabilityBar {
+                bin: *bin,
+                interval: wilson_or_point(correct, bin.n as u64, z),
+            }
+        })
+        .collect();
+    let reliability = svg::reliability(&svg::ReliabilityPlot {
+        title: "P1 reliability (equal-width bins)",
+        bars: &bars,
+        level,
+    });
+    vec![(ROC_SVG, roc), (RELIABILITY_SVG, reliability)]
 }
 
 /// The block `phase0 p1` prints: the kill condition verbatim, the numbers behind it, the verdict, the prereg hash.
@@ -346,7 +420,7 @@ mod tests {
         assert!(block.contains(&format!("  verdict         {}: ", envelope.report.metrics.verdict.kind)));
         assert!(block.ends_with(&format!("sha256 {}\n", envelope.prereg.sha256)));
         let points = crate::stats::roc_curve(&confidence, &correct).unwrap().unwrap();
-        let plots = plots(&points, &envelope.report.metrics);
+        let plots = plots(&points, &envelope.report.metrics, &spec);
         assert_eq!(
             plots.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
             vec![ROC_SVG, RELIABILITY_SVG]

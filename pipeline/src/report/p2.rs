@@ -5,13 +5,66 @@ use serde::Serialize;
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
 use crate::commands::p2_audit::P2Audit;
-use crate::experiments::p2::{Bucket, Failure, Group, P2Analysis, Scenario, TimeToRemedy};
+use crate::experiments::p2::{Bucket, Buckets, Failure, Group, P2Analysis, Scenario, Shares, TimeToRemedy};
 use crate::experiments::p2_audit::AuditSummary;
 use crate::prereg::P2Spec;
 
 /// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.
 pub const P2_TEMPLATE: &str = include_str!("../../../templates/p2.md.j2");
 pub const FAILURES_CSV: &str = "p2-failures.csv";
+pub const BUCKETS_SVG: &str = "p2-buckets.svg";
+
+/// The bucket shares of `analysis` as a chart ([`buckets_svg_of`]).
+pub fn buckets_svg(analysis: &P2Analysis, spec: &P2Spec) -> String {
+    buckets_svg_of(&analysis.counts, &analysis.shares, analysis.threshold, spec.alpha)
+}
+
+/// The bucket shares as a chart: one bar per bucket with its Wilson interval (the report's own intervals at
+/// `alpha`), the kill threshold of the only-self-reflection share, and the ambiguous failures' share of all
+/// failures greyed.
+pub fn buckets_svg_of(c: &Buckets, s: &Shares, threshold: f64, alpha: f64) -> String {
+    let row = |label: &str, share: &Option<crate::stats::Interval>, k: u64, n: u64, muted: bool| super::svg::ShareRow {
+        label: label.to_string(),
+        share: *share,
+        count: format!("{k}/{n}"),
+        muted,
+    };
+    let rows = [
+        row("CI", &s.ci, c.ci, c.classified, false),
+        row("human review", &s.human_review, c.human_review, c.classified, false),
+        row(
+            "only self-reflection",
+            &s.self_reflection,
+            c.self_reflection,
+            c.classified,
+            false,
+        ),
+        row("ambiguous (of all)", &s.ambiguous, c.ambiguous, c.total, true),
+    ];
+    super::svg::shares(&super::svg::SharesPlot {
+        title: "P2 failures by the gate that could have caught them",
+        rows: &rows,
+        threshold: Some((
+            2,
+            threshold,
+            format!(
+                "kill threshold of the only-self-reflection share: {:.1}%",
+                threshold * 100.0
+            ),
+        )),
+        level: super::p1::level(alpha),
+        notes: vec![
+            format!(
+                "CI, human review and only self-reflection are shares of the {};",
+                super::count(c.classified, "classified failure", "classified failures")
+            ),
+            format!(
+                "ambiguous (grey) is a share of all failures ({}) and is left out of the other three.",
+                c.total
+            ),
+        ],
+    })
+}
 
 /// The body of `p2.json`: what was scanned and what the experiment found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -220,6 +273,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) ->
         interval_label: String,
         fmt: serde_json::Value,
         failures_csv: &'static str,
+        buckets_svg: &'static str,
         audit: Option<serde_json::Value>,
     }
     let analysis = &envelope.report.analysis;
@@ -238,6 +292,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) ->
         interval_label: format!("{}% interval", 100.0 * (1.0 - spec.alpha)),
         fmt: formatted(analysis),
         failures_csv: FAILURES_CSV,
+        buckets_svg: BUCKETS_SVG,
         audit: envelope.report.audit.as_ref().map(audit_formatted),
     };
     super::render_markdown("p2.md.j2", template, &view)

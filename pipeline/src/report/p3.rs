@@ -71,6 +71,8 @@ pub struct RepositoryMentions {
 
 pub const TASKS_CSV: &str = "p3-tasks.csv";
 pub const SIGNALS_CSV: &str = "p3-signals.csv";
+/// The share of eligible tasks with a signal by day since completion ([`super::plots::p3_detection_svg`]).
+pub const DETECTION_SVG: &str = "p3-detection.svg";
 
 /// The evidence of every signal of an eligible task within its window, counted or left out by a rule, as CSV:
 /// one line per event, for a reader to check (`excluded_by` empty: counted).
@@ -140,6 +142,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         base_rate_ci: String,
         input_rates: Vec<(String, String)>,
         exclusion_rules: Vec<(&'static str, &'static str)>,
+        detection_svg: &'static str,
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -172,6 +175,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .filter(|(id, _)| analysis.exclusions.contains_key(id))
             .copied()
             .collect(),
+        detection_svg: DETECTION_SVG,
     };
     super::render_markdown("p3.md.j2", template, &view)
 }

@@ -41,6 +41,13 @@ pub struct Metric {
     pub kind: MetricKind,
     /// `null` when the report has no value (an undefined AUC, no classified failures, …).
     pub value: Option<Number>,
+    /// The value's interval as the report gives it, when it has one (absent in weeks written before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<[Number; 2]>,
+    /// The pre-registered kill threshold on the value, when the report records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<Number>,
 }
 
 /// One experiment of one week.
@@ -165,6 +172,26 @@ pub fn metric_specs(experiment: Experiment) -> &'static [(&'static str, &'static
     }
 }
 
+/// Where a headline number's interval (`lo`, `hi`) and kill threshold are in its report, if anywhere.
+fn interval_pointers(experiment: Experiment, key: &str) -> (Option<[&'static str; 2]>, Option<&'static str>) {
+    match (experiment, key) {
+        (Experiment::P1, "auc") => (Some(["/report/metrics/auc/ci/0", "/report/metrics/auc/ci/1"]), None),
+        (Experiment::P1, "lift_pp") => (Some(["/report/metrics/lift_pp/lo", "/report/metrics/lift_pp/hi"]), None),
+        (Experiment::P2, "self_reflection_share") => (
+            Some([
+                "/report/analysis/shares/self_reflection/lo",
+                "/report/analysis/shares/self_reflection/hi",
+            ]),
+            Some("/report/analysis/threshold"),
+        ),
+        (Experiment::P3, "base_rate") => (
+            Some(["/report/analysis/base_rate/lo", "/report/analysis/base_rate/hi"]),
+            Some("/report/analysis/threshold"),
+        ),
+        _ => (None, None),
+    }
+}
+
 fn verdict_pointer(experiment: Experiment) -> &'static str {
     match experiment {
         Experiment::P1 => "/report/metrics/verdict/kind",
@@ -223,11 +250,18 @@ pub fn experiment_week(run: &ExperimentRun) -> Result<ExperimentWeek, HeadlineEr
             Some(serde_json::Value::Number(number)) => Some(number.clone()),
             Some(other) => return Err(error(format!("{pointer} is {other}, not a number"))),
         };
+        let number = |pointer: &str| report.pointer(pointer).and_then(|v| v.as_number()).cloned();
+        let (bounds, threshold) = interval_pointers(experiment, key);
+        let interval = bounds
+            .and_then(|[lo, hi]| Some([number(lo)?, number(hi)?]))
+            .filter(|_| value.is_some());
         week.headline.push(Metric {
             key: key.to_string(),
             label: label.to_string(),
             kind: *kind,
             value,
+            interval,
+            threshold: threshold.and_then(number),
         });
     }
     Ok(week)
@@ -352,6 +386,71 @@ impl WeekSummary {
     }
 }
 
+/// The index's trend plot.
+pub const TREND_SVG: &str = "index-trend.svg";
+
+/// The weekly trend as SVG: a panel per headline share or score (counts are left to the tables), a point per
+/// week with its interval, coloured by the week's verdict, and the kill threshold where the report records it.
+pub fn trend_svg(index: &Index) -> String {
+    let panels: Vec<super::svg::TrendPanel> = Experiment::ALL
+        .iter()
+        .flat_map(|&experiment| {
+            metric_specs(experiment)
+                .iter()
+                .filter(|(_, _, kind, _)| *kind != MetricKind::Count)
+                .map(move |(key, label, kind, _)| (experiment, *key, *label, *kind))
+        })
+        .map(|(experiment, key, label, kind)| {
+            let metric = |week: &WeekSummary| {
+                week.experiment(experiment)
+                    .and_then(|e| e.headline.iter().find(|m| m.key == key))
+                    .cloned()
+            };
+            let threshold = index
+                .weeks
+                .iter()
+                .rev()
+                .filter_map(|w| metric(w)?.threshold?.as_f64())
+                .next();
+            let unit = if kind == MetricKind::Points {
+                " (percentage points)"
+            } else {
+                ""
+            };
+            super::svg::TrendPanel {
+                title: format!("{} — {label}{unit}", experiment.title()),
+                percent: kind == MetricKind::Share,
+                threshold: threshold.map(|t| {
+                    (
+                        t,
+                        format!("kill threshold {}", format_value(kind, Number::from_f64(t).as_ref())),
+                    )
+                }),
+                points: index
+                    .weeks
+                    .iter()
+                    .map(|week| {
+                        let m = metric(week);
+                        let value = m.as_ref().and_then(|m| m.value.as_ref()?.as_f64());
+                        let interval = m
+                            .as_ref()
+                            .and_then(|m| m.interval.as_ref())
+                            .and_then(|[lo, hi]| Some((lo.as_f64()?, hi.as_f64()?)));
+                        super::svg::TrendPoint {
+                            week: week.week.clone(),
+                            value: value.map(|v| (v, interval)),
+                            verdict: week
+                                .experiment(experiment)
+                                .map_or_else(|| "missing".to_string(), ExperimentWeek::outcome),
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    super::svg::trend("phase0 weekly: the verdict numbers by week", &panels)
+}
+
 /// A headline number as the markdown prints it; `—` when there is none.
 pub fn format_value(kind: MetricKind, value: Option<&Number>) -> String {
     let Some(v) = value.and_then(Number::as_f64) else {
@@ -446,6 +545,7 @@ pub fn index_markdown(template: &str, index: &Index) -> Result<String, TemplateE
         trend: Vec<TrendRow>,
         rows: Vec<WeekRow>,
         history: Vec<History>,
+        trend_svg: &'static str,
     }
     let mut trend = Vec::new();
     if let Some(t) = &index.trend {
@@ -511,6 +611,7 @@ pub fn index_markdown(template: &str, index: &Index) -> Result<String, TemplateE
         trend,
         rows,
         history,
+        trend_svg: TREND_SVG,
     };
     super::render_markdown("weekly-index.md.j2", template, &view)
 }
@@ -571,6 +672,8 @@ mod tests {
             label: key.to_string(),
             kind,
             value,
+            interval: None,
+            threshold: None,
         }
     }
 
