@@ -13,7 +13,7 @@ use crate::commands::p3::P3Args;
 use crate::commands::weekly::WeeklyArgs;
 use crate::demo::DemoArgs;
 
-/// The exit codes every experiment command shares (README, "Commands and exit codes").
+/// The exit codes every experiment command shares (docs/commands.md, "Exit codes").
 macro_rules! experiment_exit_codes {
     ($bad:literal) => {
         concat!(
@@ -116,7 +116,8 @@ Exit codes:
 
 pub const P3_HELP: &str = concat!(
     "Examples:
-  phase0 p3 data/p3/jira.json                 a board export (format sniffed) into reports/p3/
+  phase0 p3 issues.json                       a board export (format sniffed) into reports/p3/
+  phase0 p3 data/p3/jira.json --as-of 2026-01-01  the sample, read once every 30-day window has closed
   phase0 p3 export.csv --format jira-csv --tz Europe/Berlin
   phase0 p3 --repo .                          the task files kept in the repository (.beads/issues.jsonl, data/)
 

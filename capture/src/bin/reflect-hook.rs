@@ -100,7 +100,7 @@ macro_rules! hook_environment {
     };
 }
 
-/// The exit codes of the commands for people (README, "Commands and exit codes").
+/// The exit codes of the commands for people (docs/commands.md, "Exit codes").
 macro_rules! settings_exit_codes {
     () => {
         "Exit codes:

@@ -13,7 +13,7 @@ pub mod weekly;
 
 use std::path::{Path, PathBuf};
 
-/// Exit codes of `phase0` (README, "Exit codes").
+/// Exit codes of `phase0` (docs/commands.md, "Exit codes").
 pub mod exit {
     /// The run completed and its reports were written (whatever the verdict).
     pub const OK: u8 = 0;

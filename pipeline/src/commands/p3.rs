@@ -13,8 +13,9 @@ use crate::scan::board::{self, Format};
 /// The options of `phase0 p3` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P3Args {
-    /// Board exports: upstream JSONL, Jira CSV/JSON, Linear CSV, GitHub issue JSON (then its timeline
-    /// events), Trello JSON, beads JSONL. None with --repo: the task files kept in the repository.
+    /// Board exports: task JSONL (id, status, completed_at, …), Jira CSV/JSON, Linear CSV, GitHub issue JSON
+    /// (then its timeline events), Trello JSON, beads JSONL. None with --repo: the task files kept in the
+    /// repository.
     pub inputs: Vec<PathBuf>,
     /// auto (sniff each input and say what was chosen), jsonl, jira-csv, jira-json, linear-csv, github-json,
     /// trello-json or beads.

@@ -268,7 +268,7 @@ fn corrected_share_interval_coverage() {
         covered += u32::from(interval.is_some_and(|i| i.lo <= true_share && true_share <= i.hi));
     }
     let coverage = f64::from(covered) / f64::from(simulations);
-    // Nominal 95%; the figure is in the README ("Auditing P2").
+    // Nominal 95%; the figure is in docs/p2.md ("Auditing P2").
     // 372 of 400 = 93.0% (the binomial standard error of a coverage of 95% over 400 simulations is 1.1 points).
     assert_eq!(covered, 372, "coverage {coverage}");
 }
