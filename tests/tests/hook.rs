@@ -276,6 +276,18 @@ fn a_branch_without_upstream_counts_commits_since_the_default_branch_and_reflect
     );
 }
 
+/// A relative `cwd` (`"."`, as a hand-written payload gives) is the process directory: the sidecar names the
+/// repository and its branch (it wrote `"repo": ""` and `task_ref: "#main"` before).
+#[test]
+fn a_relative_cwd_is_taken_from_the_process_directory() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("relative", &[("a.txt", "a\n")]);
+    assert_silent_success(&sandbox.hook(&repo, &stop_payload("s1", Path::new(".")), &[SOLO]));
+    let sidecar = only_sidecar(&reflections(&repo));
+    assert_eq!(sidecar["repo"], "relative");
+    assert_eq!(sidecar["task_ref"], "relative#main");
+}
+
 #[test]
 fn an_empty_change_still_writes_a_sidecar() {
     let sandbox = Sandbox::new();

@@ -279,6 +279,9 @@ impl Run<'_> {
         ]
         .into_iter()
         .flatten()
+        // A relative `cwd` (Claude Code sends absolute ones; other callers may not) is taken from the process
+        // directory: discovered as given, its work tree would be "" and the sidecar's `repo` empty.
+        .filter_map(|dir| std::path::absolute(dir).ok())
         .filter(|dir| dir.is_dir())
         .collect();
         for dir in &candidates {
