@@ -49,6 +49,12 @@
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
 //!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
 //!   that keeps less than that share of the first title's words is a new task whatever the creation time.
+//! - **Identity timelines** ([`HistoryOptions::identity_timelines`]): every task carries the
+//!   [`IdentityTimeline`] of its id (shared by the tasks split off it): a mark at each readable version where what
+//!   the id names changes — a title (trimmed) and creation time, or no task (the id is in none of the files read) —
+//!   so that the task set at any version or time can be asked what the id named. Each status change's provenance
+//!   names its readable version ([`Provenance::version`]) and how many stale reopens its commit wrote
+//!   ([`Provenance::stale_reopens_in_commit`]).
 //! - **Directory mode options**: [`HistoryOptions::only_files`] names the files read; with
 //!   [`HistoryOptions::newest_copy`] an id held by several files in one version is followed in its copy with the
 //!   newest update time. A directory holding none of the files read counts as no file (as if deleted).
