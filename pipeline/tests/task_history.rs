@@ -1086,7 +1086,7 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
 #[test]
 fn version_four_sets_each_new_artifact_aside_task_by_task() {
     let fx = Fixture::build("artifacts_v4.sh");
-    let c = |n: usize| fx.rev(&format!("HEAD~{}", 9 - n));
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 10 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
         format!("0,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
@@ -1158,7 +1158,8 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
     assert!(!summary.contains("identity-changed") && !summary.contains("stale-reset"), "{summary}");
 
     // Version 4: at each of those three signals the id named another task, or none (`identity-changed`); bd-s2's
-    // reopen is part of the reset from an older copy (`stale-reset`). Kept: the fix of bd-retitle, retitled after
+    // reopen is part of the reset from an older copy (`stale-reset`; its move back to open on 03-10 is no reopen
+    // either, the reset having left it open). Kept: the fix of bd-retitle, retitled after
     // its completion keeping its words, and the reopens of bd-ok1 and bd-ok2, two at once in a commit with code
     // but none of them stale.
     let (summary, tasks, signals) = p3_at(&fx, 4, "2026-06-01");

@@ -44,7 +44,8 @@
 //!   at a time the task held the id (`passing-mention`). The version-3 exclusion rules appear in the report only
 //!   when on.
 //! * **Version 4** (optional fields of `[history]`, off when absent): with `stale_resets_at_least`, a reopen kept
-//!   so far whose commit also writes at least that many stale reopens of other tasks is `stale-reset`; with
+//!   so far whose commit also writes at least that many stale reopens of other tasks is `stale-reset` (the task is
+//!   then open without a reopen, as after `stale-carried`); with
 //!   `identity_at_signal`, every wrong signal still counted (`wrong.reopened`, `wrong.follow-up`, `wrong.commit`)
 //!   of a task that carries an identity timeline (task files in git only) counts only when its id names, in the
 //!   task set at the signal, the task it named at the completion — title and creation time compared as the
@@ -544,6 +545,8 @@ fn walk<'a>(
                 && p.stale_reopens_in_commit >= least
             {
                 out.excluded.push(("stale-reset", change.at, commit(change)));
+                // As for a carried stale overwrite: the task is open now, without a reopen.
+                state = change.to_category;
                 continue;
             }
             out.reopens
