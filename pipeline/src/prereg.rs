@@ -603,7 +603,10 @@ mod tests {
         assert!(error.starts_with(&path.display().to_string()), "{error}");
         assert_eq!(prereg.spec.version, 4);
         let history = prereg.spec.history.as_ref().unwrap();
-        assert_eq!((history.identity_at_signal, history.stale_resets_at_least), (true, Some(1)));
+        assert_eq!(
+            (history.identity_at_signal, history.stale_resets_at_least),
+            (true, Some(1))
+        );
         std::fs::write(
             &path,
             P3_DEFAULT.replace("stale_resets_at_least = 1", "stale_resets_at_least = 0"),

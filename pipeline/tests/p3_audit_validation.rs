@@ -25,7 +25,12 @@ fn read_before(dir: &Path) -> std::collections::BTreeSet<(String, String, String
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "csv") {
             for r in rows(&path) {
-                seen.insert((r["repo"].clone(), r["task"].clone(), r["signal"].clone(), r["commit"].clone()));
+                seen.insert((
+                    r["repo"].clone(),
+                    r["task"].clone(),
+                    r["signal"].clone(),
+                    r["commit"].clone(),
+                ));
             }
         }
     }
@@ -59,7 +64,12 @@ fn version_four_sample_is_fresh_and_each_judged_sheet_covers_it() {
         for row in &sampled {
             assert_eq!(row["repo"].replace('/', "+"), repo, "{repo}: row of another repository");
             assert!(row["signal"].starts_with("wrong.") || row["signal"].starts_with("right."));
-            let k = (row["repo"].clone(), row["task"].clone(), row["signal"].clone(), row["commit"].clone());
+            let k = (
+                row["repo"].clone(),
+                row["task"].clone(),
+                row["signal"].clone(),
+                row["commit"].clone(),
+            );
             assert!(!before.contains(&k), "{repo}: {k:?} was read before");
         }
         samples += sampled.len();
@@ -76,7 +86,11 @@ fn version_four_sample_is_fresh_and_each_judged_sheet_covers_it() {
             "{repo}: judged rows = sampled rows"
         );
         for row in &judged {
-            assert!(!row["evidence"].trim().is_empty(), "{repo} {}: no evidence", row["task"]);
+            assert!(
+                !row["evidence"].trim().is_empty(),
+                "{repo} {}: no evidence",
+                row["task"]
+            );
             assert!(["yes", "no", "unclear"].contains(&row["genuine"].as_str()));
         }
     }

@@ -1155,7 +1155,10 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
         line(&summary, "base rate"),
         "base rate       7 of 8 = 87.5% [52.9%, 97.8%] (7 wrong, 0 right)"
     );
-    assert!(!summary.contains("identity-changed") && !summary.contains("stale-reset"), "{summary}");
+    assert!(
+        !summary.contains("identity-changed") && !summary.contains("stale-reset"),
+        "{summary}"
+    );
 
     // Version 4: at each of those three signals the id named another task, or none (`identity-changed`); bd-s2's
     // reopen is part of the reset from an older copy (`stale-reset`; its move back to open on 03-10 is no reopen

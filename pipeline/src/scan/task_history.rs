@@ -1270,7 +1270,7 @@ impl Fold {
 
     /// Records that `task`'s id names it in readable version `v` (its first occurrence there).
     fn mark_identity(&mut self, v: usize, task: &Task) {
-        let identity = (task.title.trim().to_owned(), task.created);
+        let title = task.title.trim();
         let at = self.version_meta_time(v);
         let (timeline, last_seen) = match self.timelines.get_mut(&task.id) {
             Some(entry) => entry,
@@ -1288,11 +1288,17 @@ impl Fold {
             });
         }
         *last_seen = v;
-        if timeline.marks.last().is_none_or(|m| m.identity.as_ref() != Some(&identity)) {
+        let same = |m: &IdentityMark| {
+            m.identity
+                .as_ref()
+                .is_some_and(|(t, created)| t == title && *created == task.created)
+        };
+        // Compared before anything is allocated: most versions leave most ids as they were.
+        if !timeline.marks.last().is_some_and(same) {
             timeline.marks.push(IdentityMark {
                 version: v as u64,
                 at,
-                identity: Some(identity),
+                identity: Some((title.to_owned(), task.created)),
             });
         }
     }
