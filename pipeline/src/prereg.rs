@@ -206,6 +206,9 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
     if spec.window_days == 0 || spec.kill.min_eligible == 0 {
         return Err("window_days and kill.min_eligible must be at least 1".into());
     }
+    if spec.history.as_ref().and_then(|h| h.stale_resets_at_least) == Some(0) {
+        return Err("history.stale_resets_at_least = 0 would set every reopen aside; at least 1".into());
+    }
     let known: Vec<&str> = crate::experiments::p3::SIGNALS.iter().map(|(id, _)| *id).collect();
     if let Some(unknown) = spec.signals.major.iter().find(|id| !known.contains(&id.as_str())) {
         return Err(format!(
@@ -598,5 +601,18 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
+        assert_eq!(prereg.spec.version, 4);
+        let history = prereg.spec.history.as_ref().unwrap();
+        assert_eq!(
+            (history.identity_at_signal, history.stale_resets_at_least),
+            (true, Some(1))
+        );
+        std::fs::write(
+            &path,
+            P3_DEFAULT.replace("stale_resets_at_least = 1", "stale_resets_at_least = 0"),
+        )
+        .unwrap();
+        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        assert!(error.contains("history.stale_resets_at_least = 0"), "{error}");
     }
 }

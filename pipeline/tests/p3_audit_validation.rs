@@ -1,6 +1,7 @@
 //! The reading of P3's counted signals on real task histories (issue 17): the judged sheets in
 //! `tests/data/p3-audit/` (version 2) cover every sampled signal, and the precision VALIDATION.md reports is what
-//! they give; the same for version 3's sample and judgements in `tests/data/p3-audit-v3/`.
+//! they give; the same for version 3's sample and judgements in `tests/data/p3-audit-v3/`, and version 4's fresh
+//! sample in `tests/data/p3-audit-v4/` (signals not read before; judged sheets to come).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,90 @@ fn dir() -> PathBuf {
 
 fn dir_v3() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-audit-v3")
+}
+
+fn dir_v4() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-audit-v4")
+}
+
+/// Every `*.sample.csv` and `*.judged.csv` row of a directory, as (repo, task, signal, commit).
+fn read_before(dir: &Path) -> std::collections::BTreeSet<(String, String, String, String)> {
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "csv") {
+            for r in rows(&path) {
+                seen.insert((
+                    r["repo"].clone(),
+                    r["task"].clone(),
+                    r["signal"].clone(),
+                    r["commit"].clone(),
+                ));
+            }
+        }
+    }
+    seen
+}
+
+/// Version 4's sample: at least 45 counted signals in all, none read in the version-2 or version-3 readings (the
+/// same task, signal and commit), each a wrong or right signal of its repository; a judged sheet, once there,
+/// covers its sample row for row with evidence (a repository not judged yet is named and skipped).
+#[test]
+fn version_four_sample_is_fresh_and_each_judged_sheet_covers_it() {
+    let before: std::collections::BTreeSet<_> = read_before(&dir()).into_iter().chain(read_before(&dir_v3())).collect();
+    let mut samples = 0;
+    let mut repos = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir_v4())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let Some(repo) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".sample.csv"))
+            .map(str::to_owned)
+        else {
+            continue;
+        };
+        let sampled = rows(&path);
+        assert!(!sampled.is_empty(), "{repo}: empty sample");
+        for row in &sampled {
+            assert_eq!(row["repo"].replace('/', "+"), repo, "{repo}: row of another repository");
+            assert!(row["signal"].starts_with("wrong.") || row["signal"].starts_with("right."));
+            let k = (
+                row["repo"].clone(),
+                row["task"].clone(),
+                row["signal"].clone(),
+                row["commit"].clone(),
+            );
+            assert!(!before.contains(&k), "{repo}: {k:?} was read before");
+        }
+        samples += sampled.len();
+        repos.push(repo.clone());
+        let judged_path = dir_v4().join(format!("{repo}.judged.csv"));
+        if !judged_path.exists() {
+            eprintln!("{repo}: not judged yet");
+            continue;
+        }
+        let judged = rows(&judged_path);
+        assert_eq!(
+            judged.iter().map(key).collect::<Vec<_>>(),
+            sampled.iter().map(key).collect::<Vec<_>>(),
+            "{repo}: judged rows = sampled rows"
+        );
+        for row in &judged {
+            assert!(
+                !row["evidence"].trim().is_empty(),
+                "{repo} {}: no evidence",
+                row["task"]
+            );
+            assert!(["yes", "no", "unclear"].contains(&row["genuine"].as_str()));
+        }
+    }
+    assert!(samples >= 45, "{samples} sampled signals, fewer than 45");
+    assert!(repos.len() >= 3, "{repos:?}");
 }
 
 fn key(r: &BTreeMap<String, String>) -> String {

@@ -668,8 +668,8 @@ fn ten_thousand_commits_timing() {
 // ---------------------------------------------------------------------------------------------------------------
 // P3 version 2 on a history with every artifact (`tests/fixtures/task_history/artifacts.sh`)
 
-/// Runs `phase0 p3 --repo` (the library) on the fixture under pre-registration `version` (1 and 2: the kept
-/// files, 3: the embedded one); returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
+/// Runs `phase0 p3 --repo` (the library) on the fixture under pre-registration `version` (1, 2 and 3: the kept
+/// files, 4: the embedded one); returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
 fn p3_on(fx: &Fixture, version: u32) -> (String, String, String) {
     p3_at(fx, version, "2026-04-01")
 }
@@ -681,6 +681,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
     let prereg = match version {
         1 => Some(v2[..v2.find("\n[history]").unwrap()].replace("version = 2\n", "")),
         2 => Some(v2.to_owned()),
+        3 => Some(include_str!("data/p3-v3.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1076,5 +1077,128 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
     assert_eq!(
         line("base rate"),
         "base rate       2 of 10 = 20.0% [5.7%, 51.0%] (2 wrong, 0 right)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// P3 version 4 on a history with the artifacts version 3 counted (`tests/fixtures/task_history/artifacts_v4.sh`)
+
+#[test]
+fn version_four_sets_each_new_artifact_aside_task_by_task() {
+    let fx = Fixture::build("artifacts_v4.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 10 - n));
+    let done = "2026-03-02T09:00:00Z";
+    let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
+        format!("0,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+    };
+    let tasks_csv = |signals: [&str; 8]| -> String {
+        let ids = [
+            "bd-back",
+            "bd-gone",
+            "bd-link",
+            "bd-ok1",
+            "bd-ok2",
+            "bd-retitle",
+            "bd-s1",
+            "bd-s2",
+        ];
+        let rows: String = ids
+            .iter()
+            .zip(signals)
+            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
+            .collect();
+        format!("input,id,completed,censored,signals\n{rows}")
+    };
+    let line = |summary: &str, prefix: &str| {
+        summary
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} line in\n{summary}"))
+            .trim()
+            .to_owned()
+    };
+
+    // Version 3 counts every one of them. bd-back and bd-link named other tasks from c3 to c6 (each split off and
+    // left before its window elapsed), then their first tasks again, followed from c6 on as new tasks first seen
+    // closed on 03-02: the fix of the other bd-back (c4) and the bug discovered from the other bd-link (c3) count
+    // for them. bd-gone was in no task file when its fix landed (c5). bd-s2 was reset in a commit that wrote
+    // bd-s1 from an older copy (bd-s1's reopen is stale), but that commit changed code too.
+    let (summary, tasks, signals) = p3_at(&fx, 3, "2026-06-01");
+    let v3_signals = [
+        "wrong.commit",
+        "wrong.commit",
+        "wrong.follow-up",
+        "wrong.reopened",
+        "wrong.reopened",
+        "wrong.commit",
+        "",
+        "wrong.reopened",
+    ];
+    assert_eq!(tasks, tasks_csv(v3_signals));
+    let v3_rows = [
+        "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
+        row("bd-back", "wrong.commit", "04", c(4), "", ""),
+        row("bd-gone", "wrong.commit", "05", c(5), "", ""),
+        row("bd-link", "wrong.follow-up", "03", c(3), "", "follow-up bd-fu"),
+        row("bd-ok1", "wrong.reopened", "09", c(9), "", ""),
+        row("bd-ok2", "wrong.reopened", "09", c(9), "", ""),
+        row("bd-retitle", "wrong.commit", "07", c(7), "", ""),
+        row("bd-s1", "wrong.reopened", "08", c(8), "stale-overwrite", ""),
+        row("bd-s2", "wrong.reopened", "08", c(8), "", ""),
+    ];
+    assert_eq!(signals, v3_rows.concat());
+    assert_eq!(
+        line(&summary, "removed"),
+        "removed         4 tasks left the task file (4 of them ids reused by another task); 3 completed were removed before their window elapsed (left out)"
+    );
+    assert_eq!(
+        line(&summary, "base rate"),
+        "base rate       7 of 8 = 87.5% [52.9%, 97.8%] (7 wrong, 0 right)"
+    );
+    assert!(
+        !summary.contains("identity-changed") && !summary.contains("stale-reset"),
+        "{summary}"
+    );
+
+    // Version 4: at each of those three signals the id named another task, or none (`identity-changed`); bd-s2's
+    // reopen is part of the reset from an older copy (`stale-reset`; its move back to open on 03-10 is no reopen
+    // either, the reset having left it open). Kept: the fix of bd-retitle, retitled after
+    // its completion keeping its words, and the reopens of bd-ok1 and bd-ok2, two at once in a commit with code
+    // but none of them stale.
+    let (summary, tasks, signals) = p3_at(&fx, 4, "2026-06-01");
+    assert_eq!(
+        tasks,
+        tasks_csv(["", "", "", "wrong.reopened", "wrong.reopened", "wrong.commit", "", ""])
+    );
+    assert_eq!(
+        signals,
+        [
+            "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
+            row("bd-back", "wrong.commit", "04", c(4), "identity-changed", ""),
+            row("bd-gone", "wrong.commit", "05", c(5), "identity-changed", ""),
+            row(
+                "bd-link",
+                "wrong.follow-up",
+                "03",
+                c(3),
+                "identity-changed",
+                "follow-up bd-fu"
+            ),
+            row("bd-ok1", "wrong.reopened", "09", c(9), "", ""),
+            row("bd-ok2", "wrong.reopened", "09", c(9), "", ""),
+            row("bd-retitle", "wrong.commit", "07", c(7), "", ""),
+            row("bd-s1", "wrong.reopened", "08", c(8), "stale-overwrite", ""),
+            row("bd-s2", "wrong.reopened", "08", c(8), "stale-reset", ""),
+        ]
+        .concat()
+    );
+    assert_eq!(
+        line(&summary, "base rate"),
+        "base rate       3 of 8 = 37.5% [13.7%, 69.4%] (3 wrong, 0 right)"
+    );
+    assert!(
+        line(&summary, "excluded").contains("identity-changed 3")
+            && line(&summary, "excluded").contains("stale-reset 1"),
+        "{summary}"
     );
 }

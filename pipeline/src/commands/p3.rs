@@ -250,6 +250,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             reuse_title_overlap_below: rules.and_then(|h| h.reuse_title_overlap_below),
             only_files: Vec::new(),
             newest_copy: false,
+            identity_timelines: rules.is_some_and(|h| h.identity_at_signal),
         };
         let beads_files: &[String] = rules.map_or(&[], |h| h.task_files.as_slice());
         let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz, options, beads_files)?;

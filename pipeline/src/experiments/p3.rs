@@ -43,6 +43,17 @@
 //!   `commit_subject_only`, `wrong.commit` needs the id in the subject, not right after one of `passing_words`,
 //!   at a time the task held the id (`passing-mention`). The version-3 exclusion rules appear in the report only
 //!   when on.
+//! * **Version 4** (optional fields of `[history]`, off when absent): with `stale_resets_at_least`, a reopen kept
+//!   so far whose commit also writes at least that many stale reopens of other tasks is `stale-reset` (the task is
+//!   then open without a reopen, as after `stale-carried`); with
+//!   `identity_at_signal`, every wrong signal still counted (`wrong.reopened`, `wrong.follow-up`, `wrong.commit`)
+//!   of a task that carries an identity timeline (task files in git only) counts only when its id names, in the
+//!   task set at the signal, the task it named at the completion — title and creation time compared as the
+//!   scanner's reuse rule compares them (`reuse_title_overlap_below` included) — else `identity-changed`. The
+//!   task set at the signal is that of the version showing the reopen, of the version that first holds the
+//!   follow-up, and for a commit that of the newest mark committed at or before it (an id absent there, or before
+//!   its first version, names no task); the identity at the completion is that of the version showing the
+//!   completion.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -128,6 +139,15 @@ pub struct P3History {
     pub commit_subject_only: bool,
     #[serde(default)]
     pub passing_words: Vec<String>,
+    /// Version 4: a wrong signal of a task rebuilt from git counts only when, in the task set at the signal, the
+    /// task's id still names the task it named at the completion (title and creation time compared as `id_reuse`
+    /// and `reuse_title_overlap_below` compare them); else `identity-changed`.
+    #[serde(default)]
+    pub identity_at_signal: bool,
+    /// Version 4: a reopen, not stale itself, in a commit that writes at least this many stale reopens (other
+    /// tasks') is part of that reset from an older copy (`stale-reset`), whatever else the commit changes.
+    #[serde(default)]
+    pub stale_resets_at_least: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -267,6 +287,19 @@ pub const EXCLUSIONS_V3: [(&str, &str); 4] = [
         "passing-mention",
         "a fix or revert that names the task only in its body or right after a passing word (see, refs, …), or \
          outside the time the task held its id",
+    ),
+];
+
+/// Exclusion rules added by version 4, each present only when its rule is on.
+pub const EXCLUSIONS_V4: [(&str, &str); 2] = [
+    (
+        "stale-reset",
+        "a reopen in a commit that also reopens other tasks from an older copy (stale versions): part of that reset",
+    ),
+    (
+        "identity-changed",
+        "a signal at a time the task's id named another task, or none, in the task files (an id renumbered or \
+         reused and given back)",
     ),
 ];
 
@@ -423,8 +456,8 @@ pub fn commit_mentions(
 struct Walk<'a> {
     /// The first completion among the changes kept, and the change (for its commit's author).
     completion: Option<(Timestamp, Option<&'a Provenance>)>,
-    /// Reopens kept: time, commit.
-    reopens: Vec<(Timestamp, String)>,
+    /// Reopens kept: time, commit, the readable version that shows it.
+    reopens: Vec<(Timestamp, String, u64)>,
     /// Reopens set aside: rule, time, commit.
     excluded: Vec<(&'static str, Timestamp, String)>,
     /// Changes kept into a verified status: time, status, commit.
@@ -507,7 +540,17 @@ fn walk<'a>(
                 out.excluded.push(("reverted", change.at, commit(change)));
                 continue;
             }
-            out.reopens.push((change.at, commit(change)));
+            // Version 4: the same commit reopens other tasks from an older copy.
+            if let (Some(least), Some(p)) = (rules.stale_resets_at_least, provenance)
+                && p.stale_reopens_in_commit >= least
+            {
+                out.excluded.push(("stale-reset", change.at, commit(change)));
+                // As for a carried stale overwrite: the task is open now, without a reopen.
+                state = change.to_category;
+                continue;
+            }
+            out.reopens
+                .push((change.at, commit(change), provenance.map_or(0, |p| p.version)));
         } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
             out.completion = Some((change.at, provenance));
         }
@@ -523,6 +566,13 @@ fn walk<'a>(
         out.deleted_at = None;
     }
     out
+}
+
+/// Where a signal's task set is read: a readable version of the history, or the newest one by a time.
+#[derive(Debug, Clone, Copy)]
+enum Lookup {
+    Version(u64),
+    Time(Timestamp),
 }
 
 fn stamp(at: Timestamp) -> String {
@@ -563,11 +613,17 @@ pub fn analyze_with_commits(
                 "administrative-reclose" => r.administrative_recloses,
                 _ => r.commit_subject_only,
             }))
+            .chain(EXCLUSIONS_V4.iter().filter(|(id, _)| match *id {
+                "stale-reset" => r.stale_resets_at_least.is_some(),
+                _ => r.identity_at_signal,
+            }))
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),
     };
     let subject_only = rules.is_some_and(|r| r.commit_subject_only);
+    let identity_rule = rules.is_some_and(|r| r.identity_at_signal);
+    let overlap_below = rules.and_then(|r| r.reuse_title_overlap_below);
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
@@ -660,6 +716,8 @@ pub fn analyze_with_commits(
             let completed_text = stamp(done);
             let mut signals: Vec<&'static str> = Vec::new();
             let mut found: Vec<SignalRow> = Vec::new();
+            // Where to look up the task set of each wrong signal (version 4): the row, its version or time.
+            let mut lookups: Vec<(usize, Lookup)> = Vec::new();
             let row = |signal: &'static str, at: Timestamp, commit: &str, excluded_by, detail: String| SignalRow {
                 input: index,
                 task: task.id.clone(),
@@ -672,7 +730,8 @@ pub fn analyze_with_commits(
             };
             match &walked {
                 Some(w) => {
-                    for (at, commit) in w.reopens.iter().filter(|(at, _)| in_window(*at)) {
+                    for (at, commit, version) in w.reopens.iter().filter(|(at, ..)| in_window(*at)) {
+                        lookups.push((found.len(), Lookup::Version(*version)));
                         found.push(row("wrong.reopened", *at, commit, None, String::new()));
                     }
                     for (rule, at, commit) in w.excluded.iter().filter(|(_, at, _)| in_window(*at)) {
@@ -703,6 +762,9 @@ pub fn analyze_with_commits(
                         let split_work = rules.is_some()
                             && at.duration_since(done) <= split
                             && completer.is_some_and(|author| first.is_some_and(|p| p.author == author));
+                        if let Some(p) = first {
+                            lookups.push((found.len(), Lookup::Version(p.version)));
+                        }
                         found.push(row(
                             "wrong.follow-up",
                             *at,
@@ -770,7 +832,31 @@ pub fn analyze_with_commits(
                     } else {
                         None
                     };
+                    lookups.push((found.len(), Lookup::Time(*at)));
                     found.push(row("wrong.commit", *at, commit, excluded_by, String::new()));
+                }
+            }
+            // Version 4: the id must name, at the signal, the task it named at the completion.
+            if let Some(timeline) = task.identities.as_deref().filter(|_| identity_rule) {
+                let at_completion = match walked.as_ref().and_then(|w| w.completion) {
+                    Some((_, Some(p))) => timeline.at_version(p.version),
+                    _ => timeline.at_time(done),
+                }
+                .or(timeline.marks.first())
+                .and_then(|m| m.identity.as_ref());
+                if let Some(completed_as) = at_completion {
+                    for (i, lookup) in &lookups {
+                        let mark = match lookup {
+                            Lookup::Version(v) => timeline.at_version(*v),
+                            Lookup::Time(t) => timeline.at_time(*t),
+                        };
+                        let same = mark.and_then(|m| m.identity.as_ref()).is_some_and(|(title, created)| {
+                            !crate::scan::task_history::another_task(completed_as, title, *created, overlap_below)
+                        });
+                        if !same && found[*i].excluded_by.is_none() {
+                            found[*i].excluded_by = Some("identity-changed");
+                        }
+                    }
                 }
             }
             for evidence in found.iter().filter(|e| e.excluded_by.is_none()) {

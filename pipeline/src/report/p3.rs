@@ -172,6 +172,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         exclusion_rules: crate::experiments::p3::EXCLUSIONS
             .iter()
             .chain(&crate::experiments::p3::EXCLUSIONS_V3)
+            .chain(&crate::experiments::p3::EXCLUSIONS_V4)
             .filter(|(id, _)| analysis.exclusions.contains_key(id))
             .copied()
             .collect(),

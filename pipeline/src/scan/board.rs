@@ -269,6 +269,11 @@ pub struct Task {
     /// reused by another task), and when. `None` for a task in the newest version and for every other input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub removed: Option<Removal>,
+    /// For a task rebuilt from the git history of a task file, when asked for
+    /// ([`super::task_history::HistoryOptions::identity_timelines`]): what its id named in every readable version,
+    /// shared by every task that held the id. `None` otherwise.
+    #[serde(skip)]
+    pub identities: Option<std::sync::Arc<IdentityTimeline>>,
     /// The status changes in time order; `None` when the input cannot show history.
     pub history: Option<Vec<StatusChange>>,
     /// Links to other tasks.
@@ -302,6 +307,7 @@ impl Task {
             completed: None,
             updated: None,
             removed: None,
+            identities: None,
             history: None,
             links: Vec::new(),
             labels: Vec::new(),
@@ -388,6 +394,47 @@ pub struct Provenance {
     /// How many first-parent commits, up to and including this one, changed something outside that entry: the
     /// difference between two changes' counts is the number of such commits between them.
     pub other_file_commits: u64,
+    /// The readable version (counted from 0, oldest first) that shows the change: an index into
+    /// [`IdentityTimeline`].
+    pub version: u64,
+    /// How many tasks of the file went from a closed category to one that is not closed in that commit with a
+    /// stale version (see `stale`), this one included when it is such a change.
+    pub stale_reopens_in_commit: u64,
+}
+
+/// A task's identity in one version: its title (trimmed) and creation time.
+pub type Identity = (String, Option<Timestamp>);
+
+/// What a task id named through the readable versions of a history rebuilt from git (directory mode: across the
+/// files read, the copy followed): a mark wherever the identity held by the id, or its absence, changes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IdentityTimeline {
+    /// In version order; each holds from its version until the next mark's.
+    pub marks: Vec<IdentityMark>,
+}
+
+/// From `version` on: the identity the id named there, `None` when no task of the version had the id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdentityMark {
+    /// The readable version (counted from 0) and its commit's time.
+    pub version: u64,
+    pub at: Timestamp,
+    pub identity: Option<Identity>,
+}
+
+impl IdentityTimeline {
+    /// The mark in force at readable version `version`; `None` before the id's first version.
+    pub fn at_version(&self, version: u64) -> Option<&IdentityMark> {
+        let after = self.marks.partition_point(|m| m.version <= version);
+        after.checked_sub(1).map(|i| &self.marks[i])
+    }
+
+    /// The mark in force at time `at`: the last mark (in version order) whose version was committed at or before
+    /// it (with committer times in order, the mark in force at the newest version committed by then); `None`
+    /// before the id's first version.
+    pub fn at_time(&self, at: Timestamp) -> Option<&IdentityMark> {
+        self.marks.iter().rev().find(|m| m.at <= at)
+    }
 }
 
 /// A task that left a task file kept in git.

@@ -49,6 +49,12 @@
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
 //!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
 //!   that keeps less than that share of the first title's words is a new task whatever the creation time.
+//! - **Identity timelines** ([`HistoryOptions::identity_timelines`]): every task carries the
+//!   [`IdentityTimeline`] of its id (shared by the tasks split off it): a mark at each readable version where what
+//!   the id names changes — a title (trimmed) and creation time, or no task (the id is in none of the files read) —
+//!   so that the task set at any version or time can be asked what the id named. Each status change's provenance
+//!   names its readable version ([`Provenance::version`]) and how many stale reopens its commit wrote
+//!   ([`Provenance::stale_reopens_in_commit`]).
 //! - **Directory mode options**: [`HistoryOptions::only_files`] names the files read; with
 //!   [`HistoryOptions::newest_copy`] an id held by several files in one version is followed in its copy with the
 //!   newest update time. A directory holding none of the files read counts as no file (as if deleted).
@@ -83,7 +89,10 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use rayon::prelude::*;
 
-use super::board::{self, Board, Capabilities, Format, Provenance, Record, Removal, RemovalReason, StatusChange, Task};
+use super::board::{
+    self, Board, Capabilities, Format, IdentityMark, IdentityTimeline, Provenance, Record, Removal, RemovalReason,
+    StatusChange, Task,
+};
 use super::git::PerThread;
 
 /// Object cache per worker thread: the trees along the path are shared by neighbouring commits.
@@ -157,6 +166,9 @@ pub struct HistoryOptions {
     /// Directory mode: a task id held by several files in one version is followed in the copy with the newest
     /// update time (ties: path order), not the first in path order.
     pub newest_copy: bool,
+    /// Give every task the [`IdentityTimeline`] of its id ([`Task::identities`]): what the id named (title and
+    /// creation time, or nothing) in every readable version.
+    pub identity_timelines: bool,
 }
 
 impl Default for HistoryOptions {
@@ -166,6 +178,7 @@ impl Default for HistoryOptions {
             reuse_title_overlap_below: None,
             only_files: Vec::new(),
             newest_copy: false,
+            identity_timelines: false,
         }
     }
 }
@@ -331,6 +344,7 @@ pub fn board_from_history_with(
     let mut fold = Fold {
         split_reused_ids: options.split_reused_ids,
         title_overlap_below: options.reuse_title_overlap_below,
+        timelines_on: options.identity_timelines,
         ..Fold::default()
     };
     let mut missing_units: HashSet<usize> = HashSet::new();
@@ -505,6 +519,7 @@ pub fn board_from_history_with(
     let ids_reused = fold.retired.len() as u64;
     let mut reused_named: Vec<String> = fold.retired.iter().map(|t| t.task.id.clone()).collect();
     reused_named.sort_unstable();
+    let timelines = fold.finish_timelines(newest);
     let Fold {
         tasks,
         retired,
@@ -559,7 +574,12 @@ pub fn board_from_history_with(
     }
     let tasks = tracked
         .into_iter()
-        .map(|t| t.finish(newest, &version_meta, &reverted_by))
+        .map(|t| {
+            let identities = timelines.get(&t.base_id).cloned();
+            let mut task = t.finish(newest, &version_meta, &reverted_by);
+            task.identities = identities;
+            task
+        })
         .collect();
 
     let mut files: Vec<String> = units.into_iter().map(|(p, _)| p).collect();
@@ -1067,6 +1087,8 @@ struct Tracked {
     retired: Option<usize>,
     /// The title and creation time of the version that started the task: its identity.
     identity: (String, Option<Timestamp>),
+    /// The id in the file (before a `~N` suffix given when another task took it).
+    base_id: String,
 }
 
 /// What is known of each readable version: its commit, time, author, and how many tasks changed status in it.
@@ -1077,6 +1099,8 @@ struct VersionMeta {
     status_changes: u64,
     /// How many tasks went from a closed category to one that is not closed in it.
     reopens: u64,
+    /// Of those, how many in a stale version.
+    stale_reopens: u64,
 }
 
 impl Tracked {
@@ -1103,6 +1127,8 @@ impl Tracked {
             if let (Some(provenance), Some(meta)) = (change.provenance.as_mut(), versions.get(v)) {
                 provenance.status_changes_in_commit = meta.status_changes;
                 provenance.reopens_in_commit = meta.reopens;
+                provenance.stale_reopens_in_commit = meta.stale_reopens;
+                provenance.version = v as u64;
                 provenance.reverted_by = reverted_by(&meta.commit);
             }
         }
@@ -1153,11 +1179,21 @@ fn reopens(history: &[StatusChange]) -> Vec<Timestamp> {
 /// With `overlap_below`, a title sharing fewer than that share of its words with the first one (distinct
 /// lower-case alphanumeric words; shared / words of the shorter title) is another task whatever the creation time.
 fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task, overlap_below: Option<f64>) -> bool {
-    let (title, created) = identity;
-    let retitled = !title.is_empty() && !new.title.trim().is_empty() && title != new.title.trim();
+    another_task(identity, new.title.trim(), new.created, overlap_below)
+}
+
+/// [`is_reuse`] on identities: whether `title` (trimmed) and `created` name another task than `identity`.
+pub fn another_task(
+    identity: &(String, Option<Timestamp>),
+    title: &str,
+    created: Option<Timestamp>,
+    overlap_below: Option<f64>,
+) -> bool {
+    let (first, first_created) = identity;
+    let retitled = !first.is_empty() && !title.is_empty() && first != title;
     retitled
-        && (matches!((created, new.created), (Some(a), Some(b)) if *a != b)
-            || overlap_below.is_some_and(|below| title_overlap(title, new.title.trim()) < below))
+        && (matches!((first_created, created), (Some(a), Some(b)) if *a != b)
+            || overlap_below.is_some_and(|below| title_overlap(first, title) < below))
 }
 
 /// Shared distinct lower-case alphanumeric words of two titles over the distinct words of the shorter one (1 when
@@ -1198,6 +1234,12 @@ struct Fold {
     first_duplicate: Option<(String, ObjectId)>,
     /// The chain index of the commit that deleted the file, while it stays deleted.
     deleted_at: Option<usize>,
+    /// Whether to build every id's identity timeline, and the timelines so far with the readable version each id
+    /// was last seen in.
+    timelines_on: bool,
+    timelines: HashMap<String, (IdentityTimeline, usize)>,
+    /// The time of the version being folded.
+    folding_at: Timestamp,
 }
 
 impl Fold {
@@ -1221,7 +1263,67 @@ impl Fold {
             reopens_in_commit: 0,
             touches_other_files: commit.touches_other,
             other_file_commits: commit.other_file_commits,
+            version: 0,
+            stale_reopens_in_commit: 0,
         }))
+    }
+
+    /// Records that `task`'s id names it in readable version `v` (its first occurrence there).
+    fn mark_identity(&mut self, v: usize, task: &Task) {
+        let title = task.title.trim();
+        let at = self.version_meta_time(v);
+        let (timeline, last_seen) = match self.timelines.get_mut(&task.id) {
+            Some(entry) => entry,
+            None => {
+                self.timelines.insert(task.id.clone(), (IdentityTimeline::default(), v));
+                self.timelines.get_mut(&task.id).expect("inserted")
+            }
+        };
+        if *last_seen + 1 < v {
+            let gap = *last_seen + 1;
+            timeline.marks.push(IdentityMark {
+                version: gap as u64,
+                at: self.version_meta[gap].time,
+                identity: None,
+            });
+        }
+        *last_seen = v;
+        let same = |m: &IdentityMark| {
+            m.identity
+                .as_ref()
+                .is_some_and(|(t, created)| t == title && *created == task.created)
+        };
+        // Compared before anything is allocated: most versions leave most ids as they were.
+        if !timeline.marks.last().is_some_and(same) {
+            timeline.marks.push(IdentityMark {
+                version: v as u64,
+                at,
+                identity: Some((title.to_owned(), task.created)),
+            });
+        }
+    }
+
+    /// The time of readable version `v`, which may be the one being folded.
+    fn version_meta_time(&self, v: usize) -> Timestamp {
+        self.version_meta.get(v).map_or(self.folding_at, |m| m.time)
+    }
+
+    /// Every id's timeline, ended by an absence where the id is not in the newest readable version `newest`.
+    fn finish_timelines(&mut self, newest: usize) -> HashMap<String, Arc<IdentityTimeline>> {
+        let meta = &self.version_meta;
+        self.timelines
+            .drain()
+            .map(|(id, (mut timeline, last_seen))| {
+                if last_seen < newest {
+                    timeline.marks.push(IdentityMark {
+                        version: (last_seen + 1) as u64,
+                        at: meta[last_seen + 1].time,
+                        identity: None,
+                    });
+                }
+                (id, Arc::new(timeline))
+            })
+            .collect()
     }
 
     fn add(&mut self, commit: &ChainCommit, entries: Vec<Entry>) {
@@ -1232,7 +1334,12 @@ impl Fold {
         let mut duplicate = false;
         let mut changes = 0u64;
         let mut reopened = 0u64;
+        let mut stale_reopened = 0u64;
+        self.folding_at = at;
         for (order, Entry { task, record }) in entries.into_iter().enumerate() {
+            if self.timelines_on && self.timelines.get(&task.id).is_none_or(|(_, seen)| *seen != v) {
+                self.mark_identity(v, &task);
+            }
             if self.split_reused_ids
                 && let Some(tracked) = self.tasks.get(&task.id)
                 && tracked.last_version != v
@@ -1280,6 +1387,7 @@ impl Fold {
                         tracked.change_versions.push(v);
                         changes += 1;
                         reopened += u64::from(was_closed && !closes);
+                        stale_reopened += u64::from(stale && was_closed && !closes);
                     }
                     tracked.max_updated = tracked.max_updated.max(task.updated);
                     tracked.task = task;
@@ -1301,6 +1409,7 @@ impl Fold {
                         to_category: task.status_category,
                         provenance: Self::provenance(commit, false, false),
                     };
+                    let base_id = task.id.clone();
                     self.tasks.insert(
                         task.id.clone(),
                         Tracked {
@@ -1315,6 +1424,7 @@ impl Fold {
                             left_closed_at: None,
                             retired: None,
                             identity: (task_title, task_created),
+                            base_id,
                         },
                     );
                 }
@@ -1325,6 +1435,7 @@ impl Fold {
             time: at,
             status_changes: changes,
             reopens: reopened,
+            stale_reopens: stale_reopened,
         });
     }
 }
