@@ -6,19 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::CommandError;
 use super::p2::{P2Args, Scanned, scan};
-use crate::experiments::ShareVerdict;
 use crate::experiments::p2::{self, P2Analysis, P2Spec, report_subject};
-use crate::experiments::p2_audit::{self as audit, AuditSummary, ReadRow, SheetRow};
+pub use crate::experiments::p2_audit::P2Audit;
+use crate::experiments::p2_audit::{self as audit, ReadRow, SheetRow};
 use crate::scan::commits::{CommitDiff, DiffDetail, DiffRequest, ObjectId};
 use crate::scan::git;
-
-/// What `--audit SHEET` adds to `p2.json` (`report.audit`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct P2Audit {
-    pub summary: AuditSummary,
-    /// The verdict on the raw share, before the audit decided it on the corrected one (`analysis.verdict`).
-    pub raw_verdict: ShareVerdict,
-}
 
 /// The repository's name in sheets: `--name`, else from its path: `…/owner+name/repo` (this project's mirrors)
 /// or `…/name.git` or `…/name` give `owner/name` or `name`.

@@ -47,24 +47,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::p2::FailureKind;
-
-/// `experiments/corpus.toml`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CorpusSpec {
-    pub experiment: String,
-    pub title: String,
-    /// A remedy counts when committed at most this many days after the failing change; a row without failure is
-    /// correct once this many days have passed since its newest commit.
-    pub window_days: u32,
-    /// How long before a session's first sidecar a commit may be and still belong to it.
-    pub slack_before_hours: u32,
-    /// How long after a sidecar a commit may be and still belong to it.
-    pub slack_after_hours: u32,
-}
+pub use crate::prereg::corpus::CorpusSpec;
 
 /// One valid sidecar, as the join needs it.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,9 +18,8 @@
 //! interval for a difference of proportions (conservative here: the subset is part of the whole, see
 //! [`crate::stats::newcombe_difference`]).
 
-use std::fmt;
-
 use crate::prereg::P1Spec;
+pub use crate::prereg::VerdictKind;
 use crate::stats::{self, Auc, AucOutcome, Interval, ScoreGroups, StatsError};
 
 /// What the decision looks at.
@@ -61,24 +60,6 @@ impl Evidence {
             n_high_correct,
             auc,
             lift_pp,
-        })
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum VerdictKind {
-    Kill,
-    Pass,
-    Inconclusive,
-}
-
-impl fmt::Display for VerdictKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            VerdictKind::Kill => "KILL",
-            VerdictKind::Pass => "PASS",
-            VerdictKind::Inconclusive => "INCONCLUSIVE",
         })
     }
 }
@@ -282,7 +263,7 @@ pub struct CorpusJoin {
     pub rev: String,
     pub as_of: String,
     pub window_days: u32,
-    pub prereg: crate::report::envelope::PreregRef,
+    pub prereg: crate::prereg::PreregRef,
     pub counts: crate::experiments::corpus::Counts,
     pub invalid_sidecars: u64,
 }

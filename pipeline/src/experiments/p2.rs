@@ -85,8 +85,8 @@
 
 mod classify;
 mod link;
+pub use crate::prereg::p2 as spec;
 pub use classify::report_subject;
-pub mod spec;
 mod text;
 
 #[cfg(test)]

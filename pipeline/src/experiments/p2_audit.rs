@@ -32,34 +32,14 @@ use std::path::Path;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::ShareVerdict;
 use super::p1::VerdictKind;
 use super::p2::{Bucket, Failure, FailureKind};
+pub use crate::prereg::p2_audit::AuditSpec;
 use crate::stats::bootstrap::{multinomial, percentile_interval};
 use crate::stats::{Agreement, ConfusionMatrix, Interval};
-
-/// The `[audit]` table of `experiments/p2.toml` (optional: these defaults when absent).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct AuditSpec {
-    /// Failures sampled per stratum (tool bucket × detection family) by `phase0 p2 audit`.
-    pub per_stratum: usize,
-    /// Seeds the sample order (sha256 of seed and ids) and the bootstrap of the corrected share.
-    pub seed: u64,
-    pub replicates: u32,
-}
-
-impl Default for AuditSpec {
-    fn default() -> Self {
-        Self {
-            per_stratum: 10,
-            seed: 20_261_124,
-            replicates: 2000,
-        }
-    }
-}
 
 /// The sheet's columns, in order.
 pub const COLUMNS: [&str; 17] = [
@@ -897,3 +877,11 @@ pub fn validation_table(summary: &AuditSummary) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// What `--audit SHEET` adds to `p2.json` (`report.audit`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct P2Audit {
+    pub summary: AuditSummary,
+    /// The verdict on the raw share, before the audit decided it on the corrected one (`analysis.verdict`).
+    pub raw_verdict: ShareVerdict,
+}

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+pub use crate::prereg::PreregRef;
 use crate::prereg::sha256_hex;
 
 /// How a run ended, as the report (and the exit code) says it.
@@ -50,13 +51,6 @@ impl InputFile {
             rows,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PreregRef {
-    /// The file given with `--prereg`, or `experiments/<name>.toml (embedded)`.
-    pub path: String,
-    pub sha256: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

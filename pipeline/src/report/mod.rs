@@ -6,6 +6,7 @@ pub mod p1;
 pub mod p2;
 pub mod p3;
 pub mod plots;
+pub mod run;
 pub mod svg;
 pub mod weekly;
 

@@ -4,9 +4,8 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
-use crate::commands::p2_audit::P2Audit;
 use crate::experiments::p2::{Bucket, Buckets, Failure, Group, P2Analysis, Scenario, Shares, TimeToRemedy};
-use crate::experiments::p2_audit::AuditSummary;
+use crate::experiments::p2_audit::{AuditSummary, P2Audit};
 use crate::prereg::P2Spec;
 
 /// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Number;
 
 use super::TemplateError;
-use crate::commands::suite::{Experiment, ExperimentRun, RunStatus};
+use super::run::{Experiment, ExperimentRun, RunStatus};
 
 /// `templates/weekly-index.md.j2` as shipped; `--templates DIR` may replace it.
 pub const INDEX_TEMPLATE: &str = include_str!("../../../templates/weekly-index.md.j2");

@@ -9,23 +9,53 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 /// `experiments/p1.toml` as shipped.
-pub const P1_DEFAULT: &str = include_str!("../../experiments/p1.toml");
+pub const P1_DEFAULT: &str = include_str!("../../../experiments/p1.toml");
 
 /// `experiments/p2.toml` as shipped.
-pub const P2_DEFAULT: &str = include_str!("../../experiments/p2.toml");
+pub const P2_DEFAULT: &str = include_str!("../../../experiments/p2.toml");
 
 /// `experiments/corpus.toml` as shipped.
-pub const CORPUS_DEFAULT: &str = include_str!("../../experiments/corpus.toml");
+pub const CORPUS_DEFAULT: &str = include_str!("../../../experiments/corpus.toml");
 
 /// `experiments/p3.toml` as shipped.
-pub const P3_DEFAULT: &str = include_str!("../../experiments/p3.toml");
+pub const P3_DEFAULT: &str = include_str!("../../../experiments/p3.toml");
 
-pub use crate::experiments::corpus::CorpusSpec;
-pub use crate::experiments::p3::{P3Kill, P3Signals, P3Spec};
+pub mod corpus;
+pub mod p2;
+pub mod p2_audit;
+pub mod p3;
 
-pub use crate::experiments::p2::spec::{
-    P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec,
-};
+pub use corpus::CorpusSpec;
+pub use p3::{P3Kill, P3Signals, P3Spec};
+
+pub use p2::{P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec};
+
+/// The verdict every experiment decides under its pre-registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum VerdictKind {
+    Kill,
+    Pass,
+    Inconclusive,
+}
+
+impl std::fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            VerdictKind::Kill => "KILL",
+            VerdictKind::Pass => "PASS",
+            VerdictKind::Inconclusive => "INCONCLUSIVE",
+        })
+    }
+}
+
+/// How a report names the pre-registration it was decided under.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PreregRef {
+    /// The file given with `--prereg`, or `experiments/<name>.toml (embedded)`.
+    pub path: String,
+    pub sha256: String,
+}
 
 /// A pre-registration document and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,7 +239,7 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
     if spec.history.as_ref().and_then(|h| h.stale_resets_at_least) == Some(0) {
         return Err("history.stale_resets_at_least = 0 would set every reopen aside; at least 1".into());
     }
-    let known: Vec<&str> = crate::experiments::p3::SIGNALS.iter().map(|(id, _)| *id).collect();
+    let known: Vec<&str> = p3::SIGNALS.iter().map(|(id, _)| *id).collect();
     if let Some(unknown) = spec.signals.major.iter().find(|id| !known.contains(&id.as_str())) {
         return Err(format!(
             "signals.major: unknown signal {unknown:?} (one of {})",
@@ -510,7 +540,7 @@ mod tests {
         std::fs::write(&path, without).unwrap();
         assert_eq!(
             Prereg::p2(Some(&path)).unwrap().spec.audit,
-            crate::experiments::p2_audit::AuditSpec::default()
+            p2_audit::AuditSpec::default()
         );
 
         std::fs::write(&path, P2_DEFAULT.replace("experiment = \"p2\"", "experiment = \"p1\"")).unwrap();

@@ -26,7 +26,7 @@ pub struct P2Spec {
     pub sample: P2Sample,
     /// `[audit]`: the audit sheet's sample and the corrected share's bootstrap (defaults when absent).
     #[serde(default)]
-    pub audit: crate::experiments::p2_audit::AuditSpec,
+    pub audit: super::p2_audit::AuditSpec,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
