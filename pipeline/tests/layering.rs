@@ -53,8 +53,11 @@ fn upward_imports(src: &Path) -> Vec<(String, usize, String, String)> {
             let code = line.split("//").next().unwrap();
             for (at, _) in code.match_indices("crate::") {
                 let rest = &code[at + "crate::".len()..];
-                let to: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                // `pipeline::crate::…` never occurs; `$crate::` in macros is not a module path.
+                let to: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // `$crate::` in a macro is not a module path.
                 if code[..at].ends_with('$') {
                     continue;
                 }
