@@ -44,10 +44,15 @@ impl InputFile {
 
     /// Describes `bytes` read from `path`.
     pub fn new(path: &Path, bytes: &[u8], rows: Option<u64>) -> Self {
+        Self::with_sha256(path, sha256_hex(bytes), bytes.len() as u64, rows)
+    }
+
+    /// Describes a file whose sha256 is already known (computed while the file was parsed).
+    pub fn with_sha256(path: &Path, sha256: String, bytes: u64, rows: Option<u64>) -> Self {
         Self {
             path: path.display().to_string(),
-            sha256: sha256_hex(bytes),
-            bytes: bytes.len() as u64,
+            sha256,
+            bytes,
             rows,
         }
     }
