@@ -187,9 +187,10 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let known = git::KnownCommits::of(&history.commits);
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
+    let mut memo = git::DiffMemo::default();
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
         spinner.say(format!("diffing {} commits", requests.len()));
-        let (diffs, missing) = git::diffs_skipping_missing(&repo, &known, requests, detail)?;
+        let (diffs, missing) = git::diffs_remembering(&repo, &known, requests, detail, &mut memo)?;
         for (commit, error) in missing {
             unreadable
                 .entry(commit.to_string())
