@@ -281,11 +281,11 @@ pub fn diffs_skipping_missing(
 }
 
 /// What the diff batches of one run have computed, so that a later batch does not compute it again: the tree diff
-/// of each commit with the path set it was restricted to, and the line detail of each pair of blobs. A run asks
-/// for the same work more than once: the fixes' whole diffs first for their paths, then for their lines; the
-/// candidates' restricted diffs first to learn which touch a fix's file, then for the lines of those; and a fix is
-/// often a candidate in a later fix's window (on beads 42% of the candidates' blob pairs were diffed before, on
-/// frankensearch 33%). Both are functions of their inputs (the commit and path set; the blobs' contents), so a
+/// of each commit with the path set it was restricted to, and the line detail of the blob pairs of the last line
+/// batch. A run asks for the same work more than once: the fixes' whole diffs first for their paths, then for
+/// their lines; the candidates' restricted diffs first to learn which touch a fix's file, then for the lines of
+/// those; and a fix is often a candidate in a later fix's window (on beads 42% of the candidates' blob pairs were
+/// diffed before, on frankensearch 33%). Both are functions of their inputs (the commit and path set; the blobs' contents), so a
 /// remembered answer is the answer. Failures are not remembered (they are computed again, naming the same object).
 #[derive(Default)]
 pub struct DiffMemo {
