@@ -281,11 +281,11 @@ pub fn diffs_skipping_missing(
 }
 
 /// What the diff batches of one run have computed, so that a later batch does not compute it again: the tree diff
-/// of each commit with the path set it was restricted to, and the line detail of each pair of blobs. A run asks
-/// for the same work more than once: the fixes' whole diffs first for their paths, then for their lines; the
-/// candidates' restricted diffs first to learn which touch a fix's file, then for the lines of those; and a fix is
-/// often a candidate in a later fix's window (on beads 42% of the candidates' blob pairs were diffed before, on
-/// frankensearch 33%). Both are functions of their inputs (the commit and path set; the blobs' contents), so a
+/// of each commit with the path set it was restricted to, and the line detail of the blob pairs of the last line
+/// batch. A run asks for the same work more than once: the fixes' whole diffs first for their paths, then for
+/// their lines; the candidates' restricted diffs first to learn which touch a fix's file, then for the lines of
+/// those; and a fix is often a candidate in a later fix's window (on beads 42% of the candidates' blob pairs were
+/// diffed before, on frankensearch 33%). Both are functions of their inputs (the commit and path set; the blobs' contents), so a
 /// remembered answer is the answer. Failures are not remembered (they are computed again, naming the same object).
 #[derive(Default)]
 pub struct DiffMemo {
@@ -294,25 +294,32 @@ pub struct DiffMemo {
 }
 
 impl DiffMemo {
-    fn tree(&self, request: &DiffRequest) -> Option<&Vec<PathChange>> {
-        let same = |scope: &Scope| match (scope, &request.only_paths) {
-            (None, None) => true,
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
-            _ => false,
-        };
-        self.trees
-            .get(&request.id)?
-            .iter()
-            .find_map(|(scope, changes)| same(scope).then_some(changes))
+    /// The remembered diff of `request`. A remembered path set equal to the request's but not the same is replaced
+    /// by the request's, so that the earlier batch's copy is freed (on git.git thousands of sets).
+    fn tree(&mut self, request: &DiffRequest) -> Option<&Vec<PathChange>> {
+        let entry =
+            self.trees
+                .get_mut(&request.id)?
+                .iter_mut()
+                .find(|(scope, _)| match (scope, &request.only_paths) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                    _ => false,
+                })?;
+        entry.0.clone_from(&request.only_paths);
+        Some(&entry.1)
     }
 
+    /// Remembers the diff of `request`, except a restricted diff that found nothing: a later batch asks again only
+    /// for the candidates that touched a path (and remembering the others kept their path sets alive).
     fn remember_tree(&mut self, request: &DiffRequest, changes: &[PathChange]) {
-        if self.tree(request).is_none() {
-            self.trees
-                .entry(request.id)
-                .or_default()
-                .push((request.only_paths.clone(), changes.to_vec()));
+        if (request.only_paths.is_some() && changes.is_empty()) || self.tree(request).is_some() {
+            return;
         }
+        self.trees
+            .entry(request.id)
+            .or_default()
+            .push((request.only_paths.clone(), changes.to_vec()));
     }
 }
 
@@ -413,6 +420,9 @@ pub fn diffs_remembering(
             .iter()
             .map(|&item| memo.lines.get(&contents(change_of(item))).cloned().map(Ok))
             .collect();
+        // Only the previous line batch is remembered: holding every batch's line hashes twice (here and in the
+        // caller's diffs) put git.git's peak memory 20 MiB higher.
+        memo.lines = HashMap::new();
         // The rest is diffed grouped by path, newest commit first, so that a worker diffs a file's versions one
         // after the other and reads each blob once ([`BlobDiffer`] keeps the last few): a version is the new side
         // of one change and the old side of the next. The results go back to the order of `work`, so that the
