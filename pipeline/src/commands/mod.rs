@@ -88,8 +88,8 @@ pub fn write_report_set(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<P
         }
         _ => {}
     }
-    // The digests are computed while the files are written and synced (a 60 MB task table takes about 0.4 s to
-    // hash here, about as long as its write).
+    // The digests are computed while the files are written and synced, so hashing a large task table overlaps its
+    // write instead of following it.
     let (written, mut entries) = rayon::join(
         || write_all_atomically(dir, files),
         || {
