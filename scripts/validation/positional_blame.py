@@ -4,6 +4,8 @@ version 3's content blame inside a 7-day window? Measured on the 100 audited fix
 git/git fixes that cite their culprit.
 
     positional_blame.py audit   [--cache DIR]            # the 100 judged fixes of pipeline/tests/data/p2-audit/oracle
+    positional_blame.py audit --oracle pipeline/tests/data/p2-audit/round3 --failures RUNS   # a fresh reading, with
+                                                         # version 3's links from RUNS/OWNER+NAME/p2-failures.csv
     positional_blame.py heldout [--cache DIR] [--repo MIRROR] [--since 2021-01-01] [--n 80] [--seed S]
     positional_blame.py show SHA --repo MIRROR [--cache DIR] # one fix: its blamed lines and each rule's link
 
@@ -621,14 +623,19 @@ def audit(args):
     stats = defaultdict(Counter)  # (rule, repo) -> counts
     detail = []
     repos = []
-    for oracle in sorted(ORACLE.glob("*.judged.csv")):
+    for oracle in sorted(Path(args.oracle).glob("*.judged.csv")):
         name = oracle.name[:-len(".judged.csv")]
         repo = Repo(MIRRORS / name / "repo")
         repos.append((name, repo))
         # Version 3's own links (the committed audit sheets).
         v3 = {}
-        for row in csv.DictReader(open(VALIDATION / f"{name}.csv", newline="")):
-            v3[row["remedy"]] = row
+        if args.failures:
+            # A run's p2-failures.csv (`phase0 p2 --out DIR/OWNER+NAME`): its bucket is the tool's.
+            for row in csv.DictReader(open(Path(args.failures) / name / "p2-failures.csv", newline="")):
+                v3[row["remedy"]] = dict(row, tool_bucket=row["bucket"])
+        else:
+            for row in csv.DictReader(open(VALIDATION / f"{name}.csv", newline="")):
+                v3[row["remedy"]] = row
         for j in csv.DictReader(open(oracle, newline="")):
             fix = j["remedy"].strip().lower()
             intro = j["introducing"].strip().lower()
@@ -676,7 +683,7 @@ def audit(args):
 def print_audit(stats, detail, repos, args):
     names = [n for n, _ in repos] + ["all"]
     rules = ["v3 (sheets, all)", "v3 (sheets, lines)"] + RULES + ["v3&pos-7 +files", "v3&szz-7 +files"]
-    print("## Audit: 100 judged fixes\n")
+    print(f"## Audit: {len(detail)} judged fixes\n")
     print("| rule | " + " | ".join(n.replace("+", "/") for n in names) + " | links on non-failures | recall (in-window culprits) |")
     print("|---|" + "---|" * len(names) + "---:|---|")
     for rule in rules:
@@ -827,6 +834,8 @@ def main():
     a = sub.add_parser("audit")
     a.add_argument("--cache")
     a.add_argument("--rows", action="store_true")
+    a.add_argument("--oracle", default=str(ORACLE), help="a directory of OWNER+NAME.judged.csv sheets")
+    a.add_argument("--failures", help="version 3's links from DIR/OWNER+NAME/p2-failures.csv instead of the audit sheets")
     h = sub.add_parser("heldout")
     h.add_argument("--cache")
     h.add_argument("--rows", action="store_true")
