@@ -7,7 +7,7 @@
 use polars::prelude::*;
 
 use super::p2::Failure;
-use super::p3::P3Analysis;
+use super::p3::{P3Analysis, TaskRow};
 
 /// A frame could not be built (a polars error; not the input's fault).
 #[derive(Debug, thiserror::Error)]
@@ -116,4 +116,80 @@ pub fn p3_tasks(analysis: &P3Analysis) -> Result<DataFrame, FrameError> {
     }
     let signals = signals.finish().into_series().into_column();
     DataFrame::new(tasks.len(), vec![input, id, completed, censored, signals]).map_err(error)
+}
+
+/// The eligible (not censored) tasks carrying each signal, as a polars group-by: the tasks' `censored` and
+/// `signals` columns, the censored rows filtered out, the signal lists exploded (a task without signals leaves no
+/// row), grouped by signal and counted. A task counts once per signal it carries. Only signals some eligible task
+/// carries appear, in no particular order.
+pub fn eligible_tasks_by_signal(tasks: &[TaskRow]) -> PolarsResult<Vec<(String, u64)>> {
+    let censored: BooleanChunked = tasks.iter().map(|t| t.censored).collect();
+    let mut signals = ListStringChunkedBuilder::new("signal".into(), tasks.len(), tasks.len());
+    for task in tasks {
+        signals.append_values_iter(task.signals.iter().copied());
+    }
+    let frame = DataFrame::new(
+        tasks.len(),
+        vec![
+            censored.clone().with_name("censored".into()).into_column(),
+            signals.finish().into_series().into_column(),
+        ],
+    )?;
+    let exploded = frame.filter(&!&censored)?.explode(
+        ["signal"],
+        ExplodeOptions {
+            empty_as_null: false,
+            keep_nulls: false,
+        },
+    )?;
+    let counted = exploded.group_by(["signal"])?.select(["censored"]).count()?;
+    let keys = counted.column("signal")?.str()?;
+    let counts = counted.column("censored_count")?.idx()?;
+    Ok(keys
+        .iter()
+        .zip(counts.iter())
+        .filter_map(|(key, count)| Some((key?.to_string(), u64::from(count?))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, censored: bool, signals: &[&'static str]) -> TaskRow {
+        TaskRow {
+            input: 0,
+            id: id.into(),
+            completed: "2026-01-01T00:00:00Z".into(),
+            censored,
+            signals: signals.to_vec(),
+        }
+    }
+
+    #[test]
+    fn eligible_tasks_are_counted_once_per_signal_they_carry() {
+        let tasks = [
+            task("A", false, &["wrong.follow-up", "wrong.reopened"]),
+            task("B", false, &["wrong.reopened"]),
+            task("C", false, &[]),
+            // Censored: its signals are not counted.
+            task("D", true, &["wrong.reopened", "right.explicit"]),
+            task("E", false, &["right.explicit"]),
+        ];
+        let mut counted = eligible_tasks_by_signal(&tasks).unwrap();
+        counted.sort();
+        assert_eq!(
+            counted,
+            [
+                ("right.explicit".to_string(), 1),
+                ("wrong.follow-up".to_string(), 1),
+                ("wrong.reopened".to_string(), 2),
+            ]
+        );
+        assert_eq!(eligible_tasks_by_signal(&[]).unwrap(), []);
+        assert_eq!(
+            eligible_tasks_by_signal(&[task("D", true, &["wrong.reopened"])]).unwrap(),
+            []
+        );
+    }
 }
