@@ -11,7 +11,9 @@ use polars::prelude::*;
 /// files, read by every current Parquet reader (pyarrow, DuckDB, polars). polars does not re-export the type that
 /// names a level, so the default is pinned by this choice and by Cargo.lock.
 pub const COMPRESSION: ParquetCompression = ParquetCompression::Zstd(None);
-/// Rows per row group (polars' own default, pinned): a 1M-task table has 4 row groups.
+/// The row group size (polars' own default, pinned). polars splits a table of one chunk (as `experiments::frames`
+/// builds them) into `rows / ROW_GROUP_ROWS` row groups of nearly equal size, at least one: 800,000 completed tasks are
+/// 3 row groups (266,666, 266,666 and 266,668 rows).
 pub const ROW_GROUP_ROWS: usize = 262_144;
 /// The largest data page, in bytes (polars' own default, pinned).
 pub const DATA_PAGE_BYTES: usize = 1024 * 1024;
