@@ -73,6 +73,7 @@ fn the_demo_runs_the_three_experiments_on_the_samples() {
             "p3-detection.svg",
             "p3-signals.csv",
             "p3-tasks.csv",
+            "p3-tasks.parquet",
             "p3.json",
             "p3.md"
         ]
@@ -80,7 +81,14 @@ fn the_demo_runs_the_three_experiments_on_the_samples() {
     if expected_exit() == 0 {
         assert_eq!(
             files_in(&out.path().join("p2")),
-            ["manifest.json", "p2-buckets.svg", "p2-failures.csv", "p2.json", "p2.md"]
+            [
+                "manifest.json",
+                "p2-buckets.svg",
+                "p2-failures.csv",
+                "p2-failures.parquet",
+                "p2.json",
+                "p2.md"
+            ]
         );
     }
 }

@@ -292,7 +292,14 @@ fn the_same_history_gives_byte_identical_reports_and_the_block_shows_the_rule() 
         "  self-check      blind links of 3 fixes naming their culprit: 2 right, 0 wrong, 1 unlinked; precision \
          100.0% [34.2%, 100.0%], recall 66.7% [20.8%, 93.9%]\n"
     ));
-    for name in ["p2.json", "p2.md", "p2-failures.csv", "p2-buckets.svg"] {
+    for name in [
+        "p2.json",
+        "p2.md",
+        "p2-failures.csv",
+        "p2-failures.parquet",
+        "p2-buckets.svg",
+        "manifest.json",
+    ] {
         assert_eq!(
             std::fs::read(a.join(name)).unwrap(),
             std::fs::read(b.join(name)).unwrap(),

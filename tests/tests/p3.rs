@@ -194,7 +194,14 @@ fn same_inputs_give_byte_identical_reports_and_bad_inputs_are_named() {
             "{stdout}"
         );
     }
-    for name in ["p3.json", "p3.md", "p3-tasks.csv", "p3-detection.svg"] {
+    for name in [
+        "p3.json",
+        "p3.md",
+        "p3-tasks.csv",
+        "p3-tasks.parquet",
+        "p3-detection.svg",
+        "manifest.json",
+    ] {
         assert_eq!(
             std::fs::read(a.join(name)).unwrap(),
             std::fs::read(b.join(name)).unwrap(),

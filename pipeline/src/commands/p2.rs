@@ -299,13 +299,19 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         "p2.json".into(),
         "p2.md".into(),
         render::FAILURES_CSV.into(),
+        render::FAILURES_PARQUET.into(),
         render::BUCKETS_SVG.into(),
     ];
     // The three renderings are independent: each takes a few milliseconds on a long history's thousands of rows.
     report.sort_lists();
     let report = &report;
-    let (markdown, (csv, json)) = rayon::join(
-        || render::markdown(&template, report, &prereg.spec),
+    let ((markdown, parquet), (csv, json)) = rayon::join(
+        || {
+            rayon::join(
+                || render::markdown(&template, report, &prereg.spec),
+                || render::failures_parquet(&report.report.analysis.failures),
+            )
+        },
         || {
             rayon::join(
                 || render::failures_csv(&report.report.analysis.failures),
@@ -315,11 +321,13 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     );
     let markdown = markdown.map_err(|e| input(&e))?;
     let csv = csv.map_err(|e| input(&e))?;
+    let parquet = parquet.map_err(|e| CommandError::Runtime(e.to_string()))?;
     let json = json.map_err(CommandError::serialise("p2.json"))?;
     let files = vec![
         ("p2.json".to_string(), json.clone()),
         ("p2.md".to_string(), markdown.into_bytes()),
         (render::FAILURES_CSV.to_string(), csv),
+        (render::FAILURES_PARQUET.to_string(), parquet),
         (
             render::BUCKETS_SVG.to_string(),
             render::buckets_svg(&report.report.analysis, &prereg.spec).into_bytes(),

@@ -309,10 +309,13 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         "p3.json".into(),
         "p3.md".into(),
         render::TASKS_CSV.into(),
+        render::TASKS_PARQUET.into(),
         render::SIGNALS_CSV.into(),
         render::DETECTION_SVG.into(),
     ];
     let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
+    let tasks_parquet =
+        render::tasks_parquet(&report.report.analysis).map_err(|e| CommandError::Runtime(e.to_string()))?;
     let signals = render::signals_csv(&report.report.analysis).map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(CommandError::serialise("p3.json"))?;
@@ -322,6 +325,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             ("p3.json".to_string(), json.clone()),
             ("p3.md".to_string(), markdown.into_bytes()),
             (render::TASKS_CSV.to_string(), tasks),
+            (render::TASKS_PARQUET.to_string(), tasks_parquet),
             (render::SIGNALS_CSV.to_string(), signals),
             (
                 render::DETECTION_SVG.to_string(),

@@ -487,6 +487,7 @@ pub fn analyze_with_commits(
     let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
 
     let mut total = Counts::default();
+    // Every pre-registered signal, 0 until the group-by below counts it.
     let mut by_signal: BTreeMap<&'static str, u64> = SIGNALS.iter().map(|(id, _)| (*id, 0)).collect();
     let mut exclusions: BTreeMap<&'static str, Exclusion> = match rules {
         Some(r) => EXCLUSIONS
@@ -758,9 +759,6 @@ pub fn analyze_with_commits(
                 }
                 counts.wrong += u64::from(signals.iter().any(|s| s.starts_with("wrong.")));
                 counts.right += u64::from(signals.iter().any(|s| s.starts_with("right.")));
-                for signal in &signals {
-                    *by_signal.entry(signal).or_default() += 1;
-                }
                 let mut lost: BTreeSet<&'static str> = BTreeSet::new();
                 for e in &found {
                     if let Some(rule) = e.excluded_by
@@ -843,6 +841,15 @@ pub fn analyze_with_commits(
         .copied()
         .filter(|id| spec.signals.major.iter().any(|m| m == id))
         .collect();
+    // The eligible tasks per signal: a polars group-by over the task rows (`frames`). The frame is built here from
+    // typed rows, so an error is a bug of this crate, never a property of the input.
+    let grouped = super::frames::eligible_tasks_by_signal(&rows)
+        .unwrap_or_else(|error| panic!("grouping the P3 task rows by signal: {error}"));
+    for (signal, count) in grouped {
+        if let Some(slot) = by_signal.get_mut(signal.as_str()) {
+            *slot = count;
+        }
+    }
     let base_rate = stats::wilson(total.with_signal, total.eligible, z).ok().flatten();
     let verdict = decide(total.with_signal, total.eligible, &major_unobservable, spec);
     P3Analysis {

@@ -5,6 +5,7 @@ pub mod envelope;
 pub mod p1;
 pub mod p2;
 pub mod p3;
+pub mod parquet;
 pub mod plots;
 pub mod run;
 pub mod svg;

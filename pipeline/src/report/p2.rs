@@ -11,6 +11,8 @@ use crate::prereg::P2Spec;
 /// `templates/p2.md.j2` as shipped; `--templates DIR` may replace it.
 pub const P2_TEMPLATE: &str = include_str!("../../../templates/p2.md.j2");
 pub const FAILURES_CSV: &str = "p2-failures.csv";
+/// The rows of [`FAILURES_CSV`] as Parquet (schema: docs/p2.md).
+pub const FAILURES_PARQUET: &str = "p2-failures.parquet";
 pub const BUCKETS_SVG: &str = "p2-buckets.svg";
 
 /// The bucket shares of `analysis` as a chart ([`buckets_svg_of`]).
@@ -313,6 +315,11 @@ struct CsvRow<'a> {
     failing_surface: Option<String>,
     floor_flagged: Option<bool>,
     subject: &'a str,
+}
+
+/// Every failure as Parquet: the rows and columns of [`failures_csv`], typed (schema: docs/p2.md).
+pub fn failures_parquet(failures: &[Failure]) -> Result<Vec<u8>, super::parquet::TableError> {
+    super::parquet::table(FAILURES_PARQUET, crate::experiments::frames::p2_failures(failures))
 }
 
 /// Every failure as CSV (RFC 4180, a header row, remedies newest first as in the report).

@@ -70,6 +70,8 @@ pub struct RepositoryMentions {
 }
 
 pub const TASKS_CSV: &str = "p3-tasks.csv";
+/// The rows of [`TASKS_CSV`] as Parquet (schema: docs/p3.md).
+pub const TASKS_PARQUET: &str = "p3-tasks.parquet";
 pub const SIGNALS_CSV: &str = "p3-signals.csv";
 /// The share of eligible tasks with a signal by day since completion ([`super::plots::p3_detection_svg`]).
 pub const DETECTION_SVG: &str = "p3-detection.svg";
@@ -102,6 +104,12 @@ pub fn signals_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
         ])?;
     }
     writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
+
+/// Every completed task with its signals as Parquet: the rows and columns of [`tasks_csv`], the signals a list
+/// (schema: docs/p3.md).
+pub fn tasks_parquet(analysis: &P3Analysis) -> Result<Vec<u8>, super::parquet::TableError> {
+    super::parquet::table(TASKS_PARQUET, crate::experiments::frames::p3_tasks(analysis))
 }
 
 /// Every completed task with its signals as CSV (`input` is the input file's path as the report names it).

@@ -1,0 +1,195 @@
+//! The experiments' per-row tables as polars DataFrames (issue 21): P2's failures and P3's completed tasks, with
+//! the columns of `p2-failures.csv` and `p3-tasks.csv` in the same order and the same rows, typed. The report layer
+//! writes them as Parquet (`report::parquet`); docs/p2.md and docs/p3.md document each schema.
+//!
+//! Every column is built in one chunk, so that the Parquet bytes depend on the rows alone.
+
+use polars::prelude::*;
+
+use super::p2::Failure;
+use super::p3::{P3Analysis, TaskRow};
+
+/// A frame could not be built (a polars error; not the input's fault).
+#[derive(Debug, thiserror::Error)]
+#[error("{table}: cannot build the table: {source}")]
+pub struct FrameError {
+    pub table: &'static str,
+    pub source: PolarsError,
+}
+
+/// The id a serde enum serialises to (`fix.files`, `ci.paths`, `code`), as `p2-failures.csv` writes it.
+fn serde_id(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// P2's failures, one row per failure in report order (remedies newest first), the columns of `p2-failures.csv`:
+/// `remedy`, `failing`, `failing_ref` (String, the last two nullable), `kind`, `link_rule`, `evidence` (String),
+/// `evidence_lines` (UInt32, nullable), `bucket`, `rule` (String), `time_to_remedy_seconds` (Int64, nullable),
+/// `failing_surface` (String, nullable), `floor_flagged` (Boolean, nullable), `subject` (String, redacted).
+pub fn p2_failures(failures: &[Failure]) -> Result<DataFrame, FrameError> {
+    let error = |source| FrameError {
+        table: "p2-failures",
+        source,
+    };
+    let strings = |name: &str, f: &dyn Fn(&Failure) -> &str| -> Column {
+        Column::new(name.into(), failures.iter().map(f).collect::<Vec<&str>>())
+    };
+    let optional = |name: &str, f: &dyn Fn(&Failure) -> Option<&str>| -> Column {
+        Column::new(name.into(), failures.iter().map(f).collect::<Vec<Option<&str>>>())
+    };
+    let columns = vec![
+        strings("remedy", &|f| &f.remedy),
+        optional("failing", &|f| f.failing.as_deref()),
+        optional("failing_ref", &|f| f.failing_ref.as_deref()),
+        strings("kind", &|f| f.kind.id()),
+        Column::new(
+            "link_rule".into(),
+            failures.iter().map(|f| serde_id(f.link_rule)).collect::<Vec<String>>(),
+        ),
+        strings("evidence", &|f| f.evidence.id()),
+        Column::new(
+            "evidence_lines".into(),
+            failures.iter().map(|f| f.evidence_lines).collect::<Vec<Option<u32>>>(),
+        ),
+        strings("bucket", &|f| f.bucket.id()),
+        Column::new(
+            "rule".into(),
+            failures.iter().map(|f| serde_id(f.rule)).collect::<Vec<String>>(),
+        ),
+        Column::new(
+            "time_to_remedy_seconds".into(),
+            failures
+                .iter()
+                .map(|f| f.time_to_remedy_seconds)
+                .collect::<Vec<Option<i64>>>(),
+        ),
+        Column::new(
+            "failing_surface".into(),
+            failures
+                .iter()
+                .map(|f| f.failing_surface.map(serde_id))
+                .collect::<Vec<Option<String>>>(),
+        ),
+        Column::new(
+            "floor_flagged".into(),
+            failures.iter().map(|f| f.floor_flagged).collect::<Vec<Option<bool>>>(),
+        ),
+        strings("subject", &|f| &f.subject),
+    ];
+    DataFrame::new(failures.len(), columns).map_err(error)
+}
+
+/// P3's completed tasks (eligible or censored), by input then id, the columns of `p3-tasks.csv`: `input` (String,
+/// the input file's path as the report names it), `id` (String), `completed` (String, the first completion,
+/// RFC 3339 in UTC), `censored` (Boolean), `signals` (List of String, the signal ids in report order; the CSV
+/// joins them with `;`).
+pub fn p3_tasks(analysis: &P3Analysis) -> Result<DataFrame, FrameError> {
+    let error = |source| FrameError {
+        table: "p3-tasks",
+        source,
+    };
+    let tasks = &analysis.tasks;
+    let inputs: Vec<String> = analysis.inputs.iter().map(|input| input.path.clone()).collect();
+    let input = Column::new(
+        "input".into(),
+        tasks
+            .iter()
+            .map(|t| inputs.get(t.input).cloned().unwrap_or_else(|| t.input.to_string()))
+            .collect::<Vec<String>>(),
+    );
+    let id = Column::new("id".into(), tasks.iter().map(|t| t.id.as_str()).collect::<Vec<&str>>());
+    let completed = Column::new(
+        "completed".into(),
+        tasks.iter().map(|t| t.completed.as_str()).collect::<Vec<&str>>(),
+    );
+    let censored = Column::new(
+        "censored".into(),
+        tasks.iter().map(|t| t.censored).collect::<Vec<bool>>(),
+    );
+    let values: usize = tasks.iter().map(|t| t.signals.len()).sum();
+    let mut signals = ListStringChunkedBuilder::new("signals".into(), tasks.len(), values);
+    for task in tasks {
+        signals.append_values_iter(task.signals.iter().copied());
+    }
+    let signals = signals.finish().into_series().into_column();
+    DataFrame::new(tasks.len(), vec![input, id, completed, censored, signals]).map_err(error)
+}
+
+/// The eligible (not censored) tasks carrying each signal, as a polars group-by: the tasks' `censored` and
+/// `signals` columns, the censored rows filtered out, the signal lists exploded (a task without signals leaves no
+/// row), grouped by signal and counted. A task counts once per signal it carries. Only signals some eligible task
+/// carries appear, in no particular order.
+pub fn eligible_tasks_by_signal(tasks: &[TaskRow]) -> PolarsResult<Vec<(String, u64)>> {
+    let censored: BooleanChunked = tasks.iter().map(|t| t.censored).collect();
+    let mut signals = ListStringChunkedBuilder::new("signal".into(), tasks.len(), tasks.len());
+    for task in tasks {
+        signals.append_values_iter(task.signals.iter().copied());
+    }
+    let frame = DataFrame::new(
+        tasks.len(),
+        vec![
+            censored.clone().with_name("censored".into()).into_column(),
+            signals.finish().into_series().into_column(),
+        ],
+    )?;
+    let exploded = frame.filter(&!&censored)?.explode(
+        ["signal"],
+        ExplodeOptions {
+            empty_as_null: false,
+            keep_nulls: false,
+        },
+    )?;
+    let counted = exploded.group_by(["signal"])?.select(["censored"]).count()?;
+    let keys = counted.column("signal")?.str()?;
+    let counts = counted.column("censored_count")?.idx()?;
+    Ok(keys
+        .iter()
+        .zip(counts.iter())
+        .filter_map(|(key, count)| Some((key?.to_string(), u64::from(count?))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, censored: bool, signals: &[&'static str]) -> TaskRow {
+        TaskRow {
+            input: 0,
+            id: id.into(),
+            completed: "2026-01-01T00:00:00Z".into(),
+            censored,
+            signals: signals.to_vec(),
+        }
+    }
+
+    #[test]
+    fn eligible_tasks_are_counted_once_per_signal_they_carry() {
+        let tasks = [
+            task("A", false, &["wrong.follow-up", "wrong.reopened"]),
+            task("B", false, &["wrong.reopened"]),
+            task("C", false, &[]),
+            // Censored: its signals are not counted.
+            task("D", true, &["wrong.reopened", "right.explicit"]),
+            task("E", false, &["right.explicit"]),
+        ];
+        let mut counted = eligible_tasks_by_signal(&tasks).unwrap();
+        counted.sort();
+        assert_eq!(
+            counted,
+            [
+                ("right.explicit".to_string(), 1),
+                ("wrong.follow-up".to_string(), 1),
+                ("wrong.reopened".to_string(), 2),
+            ]
+        );
+        assert_eq!(eligible_tasks_by_signal(&[]).unwrap(), []);
+        assert_eq!(
+            eligible_tasks_by_signal(&[task("D", true, &["wrong.reopened"])]).unwrap(),
+            []
+        );
+    }
+}
