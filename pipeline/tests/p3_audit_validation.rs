@@ -1,7 +1,8 @@
 //! The reading of P3's counted signals on real task histories (issue 17): the judged sheets in
 //! `tests/data/p3-audit/` (version 2) cover every sampled signal, and the precision VALIDATION.md reports is what
 //! they give; the same for version 3's sample and judgements in `tests/data/p3-audit-v3/`, and version 4's fresh
-//! sample in `tests/data/p3-audit-v4/` (signals not read before), judged by three readers.
+//! sample in `tests/data/p3-audit-v4/` (signals not read before), judged by three readers, and version 5's in
+//! `tests/data/p3-audit-v5/` (every signal counted on eleven histories never used before), judged by three more.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,9 @@ fn read_before(dir: &Path) -> std::collections::BTreeSet<(String, String, String
 
 /// The reading of version 4's sample (VALIDATION.md): sampled, genuine, not genuine, unclear.
 const EXPECTED_V4: (usize, usize, usize, usize) = (52, 24, 22, 6);
+
+/// The reading of version 5's sample (VALIDATION.md): sampled, genuine, not genuine, unclear.
+const EXPECTED_V5: (usize, usize, usize, usize) = (67, 33, 32, 2);
 
 /// What a reading's directory holds: every `<owner>+<name>.sample.csv` with its `.judged.csv` beside it.
 struct Reading {
@@ -121,6 +125,25 @@ fn version_four_sample_is_fresh_and_each_judged_sheet_covers_it() {
     assert!(read.repos.len() >= 3, "{:?}", read.repos);
     // VALIDATION.md, "P3 detectability, version 4": the reading of the 52.
     assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V4);
+}
+
+/// Version 5's sample: every signal version 5 counts on repositories no reading used before (none of their rows
+/// is in an earlier sample), each judged row for row with evidence; the counts are VALIDATION.md's.
+#[test]
+fn version_five_sample_comes_from_fresh_repositories_and_each_judged_sheet_covers_it() {
+    let dir_v5 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-audit-v5");
+    let repos_before: std::collections::BTreeSet<String> = [dir(), dir_v3(), dir_v4()]
+        .iter()
+        .flat_map(|d| read_before(d))
+        .map(|(repo, ..)| repo)
+        .collect();
+    let read = reading(&dir_v5, |repo, _| {
+        assert!(!repos_before.contains(repo), "{repo} was read before");
+    });
+    assert!(read.samples >= 40, "{} sampled signals, fewer than 40", read.samples);
+    assert!(read.repos.len() >= 3, "{:?}", read.repos);
+    // VALIDATION.md, "P3 detectability, version 5": the reading of the 67.
+    assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V5);
 }
 
 fn key(r: &BTreeMap<String, String>) -> String {

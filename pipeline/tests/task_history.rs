@@ -682,6 +682,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
         1 => Some(v2[..v2.find("\n[history]").unwrap()].replace("version = 2\n", "")),
         2 => Some(v2.to_owned()),
         3 => Some(include_str!("data/p3-v3.toml").to_owned()),
+        4 => Some(include_str!("data/p3-v4.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1201,4 +1202,73 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
             && line(&summary, "excluded").contains("stale-reset 1"),
         "{summary}"
     );
+}
+
+// P3 version 5 on a history with the artifacts version 4 counted (`tests/fixtures/task_history/artifacts_v5.sh`)
+
+#[test]
+fn version_five_sets_each_new_artifact_aside_task_by_task() {
+    let fx = Fixture::build("artifacts_v5.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
+    let done = "2026-03-02T09:00:00Z";
+    let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str| {
+        format!("0,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},\n")
+    };
+    let tasks_csv = |signals: [&str; 6]| -> String {
+        let ids = ["bd-copy", "bd-late", "bd-own", "bd-re", "bd-x1", "bd-x2"];
+        let rows: String = ids
+            .iter()
+            .zip(signals)
+            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
+            .collect();
+        format!("input,id,completed,censored,signals\n{rows}")
+    };
+    let header = "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned();
+
+    // Version 4 counts all four: bd-own's fix lands 18 days after the close by its committer time; bd-copy's reopen
+    // is in a commit that changed code and wrote no stale version.
+    let (summary, tasks, signals) = p3_at(&fx, 4, "2026-06-01");
+    assert_eq!(
+        tasks,
+        tasks_csv([
+            "wrong.reopened",
+            "wrong.commit",
+            "wrong.commit",
+            "wrong.reopened",
+            "",
+            ""
+        ])
+    );
+    assert_eq!(
+        signals,
+        [
+            header.clone(),
+            row("bd-copy", "wrong.reopened", "08", c(5), ""),
+            row("bd-late", "wrong.commit", "05", c(3), ""),
+            row("bd-own", "wrong.commit", "20", c(6), ""),
+            row("bd-re", "wrong.reopened", "06", c(4), ""),
+        ]
+        .concat()
+    );
+    assert!(summary.contains("4 of 6 = 66.7%"), "{summary}");
+    assert!(!summary.contains("landed-late"), "{summary}");
+
+    // Version 5: bd-own's fix was authored ten seconds after the close (`implementing-commit`); bd-copy's reopen
+    // came in a commit authored five days before it was committed (`landed-late`). Kept: the fix three days later
+    // and the reopen in a commit committed when it was authored.
+    let (summary, tasks, signals) = p3_at(&fx, 5, "2026-06-01");
+    assert_eq!(tasks, tasks_csv(["", "wrong.commit", "", "wrong.reopened", "", ""]));
+    assert_eq!(
+        signals,
+        [
+            header,
+            row("bd-copy", "wrong.reopened", "08", c(5), "landed-late"),
+            row("bd-late", "wrong.commit", "05", c(3), ""),
+            row("bd-own", "wrong.commit", "20", c(6), "implementing-commit"),
+            row("bd-re", "wrong.reopened", "06", c(4), ""),
+        ]
+        .concat()
+    );
+    assert!(summary.contains("2 of 6 = 33.3%"), "{summary}");
+    assert!(summary.contains("landed-late 1"), "{summary}");
 }

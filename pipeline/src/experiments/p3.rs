@@ -54,6 +54,12 @@
 //!   follow-up, and for a commit that of the newest mark committed at or before it (an id absent there, or before
 //!   its first version, names no task); the identity at the completion is that of the version showing the
 //!   completion.
+//! * **Version 5** (optional fields of `[history]`, off when absent): with `commit_quiet_from_author`, the quiet
+//!   period of `wrong.commit` runs to the earlier of the commit's author and committer times (a commit authored
+//!   seconds after the close and rebased onto the main line weeks later is `implementing-commit`; the signal's
+//!   time stays the committer time); with `landed_late_hours`, a reopen kept so far whose commit was committed
+//!   more than that many hours after it was authored is `landed-late` (the task is then open without a reopen,
+//!   as after `stale-reset`).
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -187,6 +193,13 @@ pub const EXCLUSIONS_V4: [(&str, &str); 2] = [
     ),
 ];
 
+/// Exclusion rules added by version 5, each present only when its rule is on.
+pub const EXCLUSIONS_V5: [(&str, &str); 1] = [(
+    "landed-late",
+    "a reopen in a commit committed long after it was authored (rebased or cherry-picked onto the main line later: \
+     its task files merge two copies)",
+)];
+
 /// Examples kept per exclusion rule.
 const EXAMPLES_PER_RULE: usize = 5;
 
@@ -282,7 +295,20 @@ fn lower_set(values: &[String]) -> BTreeSet<String> {
 
 /// Task ids (lower-case) named by remedy commits, with each commit's time and id, and whether its subject line
 /// names the id other than right after a passing word: the input of `wrong.commit`.
-pub type CommitMentions = BTreeMap<String, Vec<(Timestamp, String, bool)>>;
+pub type CommitMentions = BTreeMap<String, Vec<Mention>>;
+
+/// A remedy commit naming a task id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Mention {
+    /// Its committer time (when it reached the history walked), the signal's time.
+    pub at: Timestamp,
+    /// Its id (full hex).
+    pub commit: String,
+    /// The subject names the id, not in passing.
+    pub in_subject: bool,
+    /// Its author time (version 5 measures the quiet period to the earlier of the two).
+    pub authored: Timestamp,
+}
 
 /// Whether `subject` names `id` (lower case) as a token not right after one of `passing` (lower case).
 fn subject_names(subject: &str, id: &str, passing: &BTreeSet<String>) -> bool {
@@ -314,6 +340,7 @@ pub fn commit_mentions(
         let Ok(at) = Timestamp::from_second(row.commit_time) else {
             continue;
         };
+        let authored = Timestamp::from_second(row.author_time).unwrap_or(at);
         let message = format!("{}\n{}", row.subject, row.body).to_ascii_lowercase();
         let named: BTreeSet<&str> = message
             .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '#' | '-' | '_' | '.')))
@@ -323,10 +350,12 @@ pub fn commit_mentions(
         let subject = row.subject.to_ascii_lowercase();
         for id in named {
             let in_subject = subject_names(&subject, id, &passing);
-            mentions
-                .entry(id.to_string())
-                .or_default()
-                .push((at, row.id.to_string(), in_subject));
+            mentions.entry(id.to_string()).or_default().push(Mention {
+                at,
+                commit: row.id.to_string(),
+                in_subject,
+                authored,
+            });
         }
     }
     for commits in mentions.values_mut() {
@@ -433,6 +462,15 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
+            // Version 5: the commit reached the main line long after it was written (a rebase, a cherry-pick).
+            if let (Some(hours), Some(p)) = (rules.landed_late_hours, provenance)
+                && change.at.duration_since(p.authored) > SignedDuration::from_hours(i64::from(hours))
+            {
+                out.excluded.push(("landed-late", change.at, commit(change)));
+                // Its task files merged two copies: the task is open now, without a reopen.
+                state = change.to_category;
+                continue;
+            }
             out.reopens
                 .push((change.at, commit(change), provenance.map_or(0, |p| p.version)));
         } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
@@ -484,6 +522,7 @@ pub fn analyze_with_commits(
     let deleted_statuses = rules.map(|r| lower_set(&r.deleted_statuses)).unwrap_or_default();
     let quiet = SignedDuration::from_hours(rules.map_or(0, |r| i64::from(r.commit_quiet_hours)));
     let split = SignedDuration::from_mins(rules.map_or(0, |r| i64::from(r.split_work_minutes)));
+    let quiet_from_author = rules.is_some_and(|r| r.commit_quiet_from_author);
     let z = stats::z_two_sided(spec.alpha).unwrap_or(1.959_963_984_540_054);
 
     let mut total = Counts::default();
@@ -502,6 +541,7 @@ pub fn analyze_with_commits(
                 "stale-reset" => r.stale_resets_at_least.is_some(),
                 _ => r.identity_at_signal,
             }))
+            .chain(EXCLUSIONS_V5.iter().filter(|_| r.landed_late_hours.is_some()))
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),
@@ -705,8 +745,16 @@ pub fn analyze_with_commits(
                 }
             }
             if let Some(times) = commits.and_then(|c| c.get(&task.id.to_ascii_lowercase())) {
-                for (at, commit, in_subject) in times.iter().filter(|(at, ..)| in_window(*at)) {
-                    let own_work = rules.is_some() && at.duration_since(done) < quiet;
+                for Mention {
+                    at,
+                    commit,
+                    in_subject,
+                    authored,
+                } in times.iter().filter(|m| in_window(m.at))
+                {
+                    // Version 5: a commit authored inside the quiet period and landed later is still own work.
+                    let from = if quiet_from_author { (*at).min(*authored) } else { *at };
+                    let own_work = rules.is_some() && from.duration_since(done) < quiet;
                     // Version 3: named in the subject, not in passing, while the task held the id.
                     let held = task.created.is_none_or(|c| *at >= c) && ended.is_none_or(|e| *at < e);
                     let passing = subject_only && !(*in_subject && held);

@@ -631,11 +631,16 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 4);
+        assert_eq!(prereg.spec.version, 5);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
-            (history.identity_at_signal, history.stale_resets_at_least),
-            (true, Some(1))
+            (
+                history.identity_at_signal,
+                history.stale_resets_at_least,
+                history.commit_quiet_from_author,
+                history.landed_late_hours
+            ),
+            (true, Some(1), true, Some(24))
         );
         std::fs::write(
             &path,

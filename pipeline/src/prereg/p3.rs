@@ -81,6 +81,16 @@ pub struct P3History {
     /// tasks') is part of that reset from an older copy (`stale-reset`), whatever else the commit changes.
     #[serde(default)]
     pub stale_resets_at_least: Option<u64>,
+    /// Version 5: the quiet period of `wrong.commit` is measured to the earlier of the commit's author and
+    /// committer times (a commit authored right after the close and rebased onto the main line days later is the
+    /// task's own work).
+    #[serde(default)]
+    pub commit_quiet_from_author: bool,
+    /// Version 5: a reopen in a commit committed more than this many hours after it was authored (rebased or
+    /// cherry-picked onto the main line later: its task files are the outcome of merging two copies) is
+    /// `landed-late`, whatever else the commit changes.
+    #[serde(default)]
+    pub landed_late_hours: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -181,6 +181,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .iter()
             .chain(&crate::experiments::p3::EXCLUSIONS_V3)
             .chain(&crate::experiments::p3::EXCLUSIONS_V4)
+            .chain(&crate::experiments::p3::EXCLUSIONS_V5)
             .filter(|(id, _)| analysis.exclusions.contains_key(id))
             .copied()
             .collect(),

@@ -400,6 +400,9 @@ pub struct Provenance {
     /// How many tasks of the file went from a closed category to one that is not closed in that commit with a
     /// stale version (see `stale`), this one included when it is such a change.
     pub stale_reopens_in_commit: u64,
+    /// The commit's author time; its committer time is the change's [`StatusChange::at`]. Far apart, the commit
+    /// was rebased or cherry-picked onto the line walked long after it was written.
+    pub authored: Timestamp,
 }
 
 /// A task's identity in one version: its title (trimmed) and creation time.

@@ -635,8 +635,9 @@ struct ChainCommit {
     id: ObjectId,
     tree: ObjectId,
     time: Timestamp,
-    /// The author's name.
+    /// The author's name, and the author time.
     author: String,
+    authored: Timestamp,
     /// The commits its message says it reverts (`This reverts commit <hex>`, at least 7 hex digits), lower case.
     reverts: Vec<String>,
     /// It changed something outside the task files' top-level entry, compared with its first parent.
@@ -871,15 +872,18 @@ fn first_parent_chain<F: Fn() -> gix::Repository + Sync>(
             truncated = next.map(|_| id);
             next = None;
         }
-        let author = commit
-            .author()
-            .map(|a| a.name.to_str_lossy().into_owned())
-            .unwrap_or_default();
+        let author = commit.author().ok();
+        let authored = author
+            .as_ref()
+            .and_then(|a| Timestamp::from_second(a.seconds()).ok())
+            .unwrap_or(time);
+        let author = author.map(|a| a.name.to_str_lossy().into_owned()).unwrap_or_default();
         chain.push(ChainCommit {
             id,
             tree: commit.tree(),
             time,
             author,
+            authored,
             reverts: reverted_commits(commit.message),
             touches_other: false,
             other_file_commits: 0,
@@ -1265,6 +1269,7 @@ impl Fold {
             other_file_commits: commit.other_file_commits,
             version: 0,
             stale_reopens_in_commit: 0,
+            authored: commit.authored,
         }))
     }
 
@@ -1484,6 +1489,7 @@ mod tests {
             tree: ObjectId::empty_tree(gix::hash::Kind::Sha1),
             time: format!("2025-11-{day:02}T12:00:00Z").parse().unwrap(),
             author: "Ada".to_owned(),
+            authored: format!("2025-11-{day:02}T12:00:00Z").parse().unwrap(),
             reverts: Vec::new(),
             touches_other: false,
             other_file_commits: 0,
