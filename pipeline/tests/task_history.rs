@@ -736,7 +736,7 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
     let bulk: String = (1..=11)
         .map(|n| {
             format!(
-                "0,bd-b{n:02},wrong.reopened,2026-01-10T09:00:00Z,{},bulk-commit,2026-01-02T09:00:00Z,\n",
+                ".beads/issues.jsonl,bd-b{n:02},wrong.reopened,2026-01-10T09:00:00Z,{},bulk-commit,2026-01-02T09:00:00Z,\n",
                 c(6)
             )
         })
@@ -745,14 +745,14 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
         signals,
         format!(
             "input,task,signal,at,commit,excluded_by,completed,detail\n{bulk}\
-             0,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
-             0,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
-             0,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
-             0,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
-             0,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
-             0,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
-             0,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
-             0,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
+             .beads/issues.jsonl,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
+             .beads/issues.jsonl,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
+             .beads/issues.jsonl,bd-restored,wrong.reopened,2026-01-14T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-stale,wrong.reopened,2026-01-06T09:00:00Z,{},stale-overwrite,2026-01-03T09:00:00Z,\n",
             c(4),
             c(13),
             c(6),
@@ -993,8 +993,11 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
         .map(|(id, s)| format!(".beads/issues.jsonl,{id},{done},false,{s}\n"))
         .collect();
     assert_eq!(tasks, format!("input,id,completed,censored,signals\n{expected}"));
+    // Version 2 reads `.beads/issues.jsonl` alone; version 3 the task files of `.beads` as one input.
+    let input = std::cell::Cell::new(".beads/issues.jsonl");
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, completed: &str| {
-        format!("0,{task},{signal},2026-02-{at}T09:00:00Z,{commit},{rule},{completed},\n")
+        let input = input.get();
+        format!("{input},{task},{signal},2026-02-{at}T09:00:00Z,{commit},{rule},{completed},\n")
     };
     let small = |rule: &str| -> String {
         (1..=3)
@@ -1024,6 +1027,7 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
     // elapsed: not eligible); the new bd-move was closed by its own commit; what is left are bd-gen's reopen,
     // closed again with code, and the fix naming bd-fix in its subject.
     let (summary, tasks, signals) = p3_at(&fx, 3, "2026-06-01");
+    input.set(".beads");
     let v3: String = [
         ("bd-admin", done, ""),
         ("bd-body", done, ""),
@@ -1090,7 +1094,7 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 10 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
-        format!("0,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
     };
     let tasks_csv = |signals: [&str; 8]| -> String {
         let ids = [
@@ -1212,7 +1216,7 @@ fn version_five_sets_each_new_artifact_aside_task_by_task() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str| {
-        format!("0,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},\n")
+        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},\n")
     };
     let tasks_csv = |signals: [&str; 6]| -> String {
         let ids = ["bd-copy", "bd-late", "bd-own", "bd-re", "bd-x1", "bd-x2"];

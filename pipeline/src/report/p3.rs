@@ -77,7 +77,8 @@ pub const SIGNALS_CSV: &str = "p3-signals.csv";
 pub const DETECTION_SVG: &str = "p3-detection.svg";
 
 /// The evidence of every signal of an eligible task within its window, counted or left out by a rule, as CSV:
-/// one line per event, for a reader to check (`excluded_by` empty: counted).
+/// one line per event, for a reader to check (`excluded_by` empty: counted; `input` is the input file's path as
+/// the report names it, as in [`tasks_csv`]).
 pub fn signals_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record([
@@ -92,8 +93,9 @@ pub fn signals_csv(analysis: &P3Analysis) -> Result<Vec<u8>, csv::Error> {
     ])?;
     for row in &analysis.evidence {
         let detail = capture::redact::redact(&row.detail);
+        let input = analysis.inputs.get(row.input).map(|input| input.path.clone());
         writer.write_record([
-            row.input.to_string().as_str(),
+            input.unwrap_or_else(|| row.input.to_string()).as_str(),
             &row.task,
             row.signal,
             &row.at,
