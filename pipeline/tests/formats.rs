@@ -307,3 +307,327 @@ fn p1_table_errors_name_the_file_the_row_and_the_column() {
         "--format xlsx: unknown corpus format \"xlsx\" (expected auto, jsonl, csv, parquet)"
     );
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// P3
+
+use pipeline::commands::p3::{P3Args, run as run_p3};
+use pipeline::scan::board::{self, Format, Record};
+
+/// A task list with what the sample lacks: integer ids and follow-ups, labels, a boolean outcome, a single
+/// `reopened_at`, empty labels, naive times (read in --tz). (A task without an id is `line N` in JSONL, `row N`
+/// in Parquet: see the errors test.)
+const VARIED_TASKS: &str = r#"{"id": 101, "title": "Login", "status": "done", "completed_at": "2025-11-03T10:00:00Z", "followups": [102, "A-7"], "labels": ["auth", "web"], "outcome": true}
+{"id": "102", "title": "Login fix", "status": "Closed", "created_at": "2025-11-04T09:00:00", "completed_at": "2025-11-05 10:00:00", "reopened_at": "2025-11-04T12:00:00Z", "type": "bug"}
+{"id": "C-3", "title": "Empty labels", "status": "done", "completed_at": "2025-11-06T10:00:00Z", "outcome": "reverted", "labels": []}
+{"id": "A-7", "status": "wontfix", "completed_at": "2025-11-07T10:00:00+02:00", "outcome": null, "reopened_at": ["2025-11-08T10:00:00Z", "2025-11-07T12:00:00Z"]}
+"#;
+
+/// How a task-table field becomes a Parquet column: list columns, or JSON text.
+#[derive(Clone, Copy, PartialEq)]
+enum Lists {
+    Columns,
+    JsonText,
+}
+
+/// Writes the upstream task JSONL as a Parquet task table: `id` a string column (integer when every id is one),
+/// `outcome` a boolean column when every outcome is one, else strings; `reopened_at` a list of strings (a single
+/// value as a list of one), `followups` a list of the ids (an object's `id`), `labels` a list of strings; or, with
+/// [`Lists::JsonText`], those three as the JSON text of the field.
+fn write_task_table(rows: &[serde_json::Map<String, Value>], path: &Path, lists: Lists) {
+    let names = [
+        "id",
+        "title",
+        "type",
+        "status",
+        "created_at",
+        "completed_at",
+        "outcome",
+        "reopened_at",
+        "followups",
+        "labels",
+    ];
+    let field = |row: &serde_json::Map<String, Value>, name: &str| row.get(name).filter(|v| !v.is_null()).cloned();
+    let id_text = |value: &Value| match value {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => id_text_of(&o["id"]),
+        other => other.to_string(),
+    };
+    fn id_text_of(value: &Value) -> String {
+        value.as_str().map_or_else(|| value.to_string(), str::to_owned)
+    }
+    let mut columns = Vec::new();
+    for name in names {
+        let values: Vec<Option<Value>> = rows.iter().map(|row| field(row, name)).collect();
+        if values.iter().all(Option::is_none) {
+            continue;
+        }
+        let column = match name {
+            "reopened_at" | "followups" | "labels" if lists == Lists::JsonText => Column::new(
+                name.into(),
+                values
+                    .iter()
+                    .map(|v| {
+                        v.as_ref()
+                            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            "reopened_at" | "followups" | "labels" => {
+                let mut builder = ListStringChunkedBuilder::new(name.into(), values.len(), values.len());
+                for value in &values {
+                    match value {
+                        None => builder.append_null(),
+                        Some(Value::Array(items)) => builder.append_values_iter(
+                            items.iter().map(id_text).collect::<Vec<_>>().iter().map(String::as_str),
+                        ),
+                        Some(one) => builder.append_values_iter([id_text(one)].iter().map(String::as_str)),
+                    }
+                }
+                builder.finish().into_series().into_column()
+            }
+            "id" if values.iter().flatten().all(Value::is_u64) => Column::new(
+                name.into(),
+                values
+                    .iter()
+                    .map(|v| v.as_ref().and_then(Value::as_u64))
+                    .collect::<Vec<_>>(),
+            ),
+            "outcome" if values.iter().flatten().all(Value::is_boolean) => Column::new(
+                name.into(),
+                values
+                    .iter()
+                    .map(|v| v.as_ref().and_then(Value::as_bool))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => Column::new(
+                name.into(),
+                values.iter().map(|v| v.as_ref().map(id_text)).collect::<Vec<_>>(),
+            ),
+        };
+        columns.push(column);
+    }
+    write_parquet(path, columns);
+}
+
+/// The tasks of a board without where each was in its input (a line of the JSONL, a row of the table).
+fn tasks_of(path: &Path, format: Format) -> Vec<board::Task> {
+    let board = board::open(path, Some(format), &jiff::tz::TimeZone::get("Europe/Berlin").unwrap()).unwrap();
+    board
+        .tasks
+        .into_iter()
+        .map(|mut task| {
+            task.record = Record::Line(0);
+            task
+        })
+        .collect()
+}
+
+#[test]
+fn p3_reads_the_same_tasks_from_jsonl_and_parquet_into_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let varied = dir.path().join("varied.jsonl");
+    std::fs::write(&varied, VARIED_TASKS).unwrap();
+    for source in [workspace().join("data/p3/tasks.jsonl"), varied] {
+        let rows = jsonl(&source);
+        let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
+        let jsonl_bytes = std::fs::read(&source).unwrap();
+        let expected_tasks = tasks_of(&source, Format::Jsonl);
+        // The input at one path for every format (--format says which), so that nothing but its digest, size and
+        // format tells the report sets apart.
+        let input = dir.path().join("in").join(&stem);
+        std::fs::create_dir_all(input.parent().unwrap()).unwrap();
+        let run = |format: &str, out: &Path| {
+            run_p3(&P3Args {
+                inputs: vec![input.clone()],
+                format: format.into(),
+                tz: Some("Europe/Berlin".into()),
+                out: out.to_path_buf(),
+                as_of: Some("2025-12-12".into()),
+                ..P3Args::default()
+            })
+            .unwrap()
+        };
+        std::fs::write(&input, &jsonl_bytes).unwrap();
+        let reference_out = dir.path().join(format!("{stem}-jsonl"));
+        let reference = run("jsonl", &reference_out);
+        let normalise = |text: &str, bytes: &[u8], format: &str| {
+            text.replace(&pipeline::prereg::sha256_hex(bytes), "<sha256>")
+                .replace(&format!("\"bytes\": {},", bytes.len()), "\"bytes\": <n>,")
+                .replace(&format!("\"format\": \"{format}\""), "\"format\": <format>")
+                .replace(&format!("({format})"), "(<format>)")
+                .replace(&format!("` | {format} | "), "` | <format> | ")
+        };
+        let expected: Vec<(String, String)> = report_files(&reference_out)
+            .into_iter()
+            .map(|(name, bytes)| (name, normalise(&String::from_utf8_lossy(&bytes), &jsonl_bytes, "jsonl")))
+            .collect();
+        assert!(expected.iter().any(|(name, _)| name == "p3-tasks.parquet"));
+
+        for lists in [Lists::Columns, Lists::JsonText] {
+            let table = dir.path().join(format!("{stem}.parquet"));
+            write_task_table(&rows, &table, lists);
+            assert_eq!(
+                tasks_of(&table, Format::Parquet),
+                expected_tasks,
+                "{stem}: the tasks differ"
+            );
+
+            let table_bytes = std::fs::read(&table).unwrap();
+            std::fs::write(&input, &table_bytes).unwrap();
+            let out = dir.path().join(format!("{stem}-parquet-{}", lists == Lists::Columns));
+            let outcome = run("parquet", &out);
+            let got: Vec<(String, String)> = report_files(&out)
+                .into_iter()
+                .map(|(name, bytes)| {
+                    (
+                        name,
+                        normalise(&String::from_utf8_lossy(&bytes), &table_bytes, "parquet"),
+                    )
+                })
+                .collect();
+            assert_eq!(got.len(), expected.len());
+            for ((name, want), (got_name, got)) in expected.iter().zip(&got) {
+                assert_eq!(name, got_name);
+                assert!(
+                    want == got,
+                    "{stem}: {name} from Parquet differs from the JSONL's:\n{want}\n---\n{got}"
+                );
+            }
+            assert_eq!(
+                normalise(&outcome.summary, &table_bytes, "parquet"),
+                normalise(&reference.summary, &jsonl_bytes, "jsonl")
+            );
+        }
+    }
+
+    // Sniffed: by the magic bytes, whatever the name, and by the name.
+    let table = dir.path().join("tasks.parquet");
+    let sniffed = board::sniff(&table, &std::fs::read(&table).unwrap()).unwrap();
+    assert_eq!(sniffed.format, Format::Parquet);
+    assert_eq!(
+        board::sniff(Path::new("t.PARQUET"), b"").unwrap().format,
+        Format::Parquet
+    );
+    let out = dir.path().join("sniffed");
+    run_p3(&P3Args {
+        inputs: vec![table.clone()],
+        format: "auto".into(),
+        out: out.clone(),
+        as_of: Some("2025-12-12".into()),
+        ..P3Args::default()
+    })
+    .unwrap();
+    let json: Value = serde_json::from_slice(&std::fs::read(out.join("p3.json")).unwrap()).unwrap();
+    let text = json.to_string();
+    assert!(text.contains("\"format\":\"parquet\""), "{text}");
+    assert!(text.contains("it starts with PAR1"), "{text}");
+}
+
+/// Every file of a report set with its bytes, by name; the manifest by the names it lists.
+fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).unwrap();
+            if name == "manifest.json" {
+                let manifest: Value = serde_json::from_slice(&bytes).unwrap();
+                let files: Vec<&Value> = manifest["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| &f["name"])
+                    .collect();
+                return (name, format!("{files:?}").into_bytes());
+            }
+            (name, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn p3_parquet_errors_name_the_file_the_row_and_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.parquet");
+    let read = |table: &Path| board::open(table, None, &jiff::tz::TimeZone::UTC).map(|b| b.tasks.len());
+    write_parquet(
+        &table,
+        vec![
+            Column::new("id".into(), ["A", "B"]),
+            Column::new("completed_at".into(), ["2025-11-03T10:00:00Z", "yesterday"]),
+        ],
+    );
+    let error = read(&table).unwrap_err().to_string();
+    assert!(
+        error.starts_with(&format!("{}: row 2: column \"completed_at\": ", table.display())),
+        "{error}"
+    );
+    write_parquet(
+        &table,
+        vec![
+            Column::new("id".into(), ["A"]),
+            Column::new("followups".into(), ["[\"B\", 3.5]"]),
+        ],
+    );
+    let error = read(&table).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{}: row 1: column \"followups[1]\": expected an id or an object with an \"id\", got number 3.5",
+            table.display()
+        )
+    );
+    write_parquet(&table, vec![Column::new("labels".into(), ["[not json"])]);
+    let error = read(&table).unwrap_err().to_string();
+    assert!(
+        error.starts_with(&format!(
+            "{}: row 1: column \"labels\": not a JSON array",
+            table.display()
+        )),
+        "{error}"
+    );
+    // Not Parquet at all, though named so: an error, exit 2, no panic.
+    let fake = dir.path().join("fake.parquet");
+    std::fs::write(&fake, b"{\"id\": \"A\"}\n").unwrap();
+    let error = run_p3(&P3Args {
+        inputs: vec![fake.clone()],
+        format: "auto".into(),
+        out: dir.path().join("out"),
+        ..P3Args::default()
+    })
+    .unwrap_err();
+    assert_eq!(error.exit_code(), 2u8);
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("{}: not a readable Parquet file", fake.display())),
+        "{error}"
+    );
+    // Integer ids and follow-ups, a boolean outcome.
+    let mut followups = ListPrimitiveChunkedBuilder::<Int64Type>::new("followups".into(), 1, 1, DataType::Int64);
+    followups.append_slice(&[8, 9]);
+    write_parquet(
+        &table,
+        vec![
+            Column::new("id".into(), [7i64]),
+            Column::new("outcome".into(), [false]),
+            followups.finish().into_series().into_column(),
+        ],
+    );
+    let board = board::open(&table, None, &jiff::tz::TimeZone::UTC).unwrap();
+    let task = &board.tasks[0];
+    assert_eq!((task.id.as_str(), task.outcome), ("7", Some(board::Outcome::Wrong)));
+    let targets: Vec<&str> = task.links.iter().map(|l| l.target.as_str()).collect();
+    assert_eq!(targets, ["8", "9"]);
+    // A table without any column P3 reads: tasks named by their rows, none completed.
+    write_parquet(&table, vec![Column::new("other".into(), [1i64, 2])]);
+    let board = board::open(&table, None, &jiff::tz::TimeZone::UTC).unwrap();
+    let ids: Vec<&str> = board.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["row 1", "row 2"]);
+    assert_eq!(board.tasks[1].record, Record::Row(2));
+}
