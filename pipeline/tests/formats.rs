@@ -631,3 +631,66 @@ fn p3_parquet_errors_name_the_file_the_row_and_the_column() {
     assert_eq!(ids, ["row 1", "row 2"]);
     assert_eq!(board.tasks[1].record, Record::Row(2));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The samples in data/
+
+/// `bytes` compared with the committed file `relative` (under the workspace), or written there when
+/// `PHASE0_BLESS` is set.
+fn golden(relative: &str, bytes: &[u8]) {
+    let path = workspace().join(relative);
+    if std::env::var_os("PHASE0_BLESS").is_some() {
+        std::fs::write(&path, bytes).unwrap();
+        return;
+    }
+    let committed =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{relative}: {e} (PHASE0_BLESS=1 writes it from the JSONL)"));
+    assert!(
+        committed == bytes,
+        "{relative} is not the table of its JSONL any more: `PHASE0_BLESS=1 cargo test -p pipeline --test formats` \
+         rewrites it"
+    );
+}
+
+/// A Parquet file's bytes as the report writer makes them (every option pinned: the same rows, the same bytes).
+fn parquet_bytes(path: &Path) -> Vec<u8> {
+    let file = std::fs::File::open(path).unwrap();
+    let mut frame = ParquetReader::new(file).finish().unwrap();
+    pipeline::report::parquet::bytes(&mut frame).unwrap()
+}
+
+#[test]
+fn the_sample_tables_in_data_hold_the_sample_jsonl() {
+    use pipeline::scan::corpus::{CorpusFormat, InvalidPolicy, parse_corpus, parse_corpus_as};
+    let dir = tempfile::tempdir().unwrap();
+
+    // P1: data/p1-corpus.{csv,parquet} from data/p1-corpus.jsonl.
+    let source = workspace().join("data/p1-corpus.jsonl");
+    let (csv, parquet) = (dir.path().join("c.csv"), dir.path().join("c.parquet"));
+    write_corpus_tables(&jsonl(&source), &csv, &parquet);
+    golden("data/p1-corpus.csv", &std::fs::read(&csv).unwrap());
+    golden("data/p1-corpus.parquet", &parquet_bytes(&parquet));
+    // Read back, they are the JSONL's corpus: every column, dictionary and count (the JSONL has no blank line, so
+    // its line numbers are the tables' row numbers).
+    let expected = parse_corpus("c", &std::fs::read(&source).unwrap(), InvalidPolicy::Fail).unwrap();
+    for (name, format) in [
+        ("data/p1-corpus.csv", CorpusFormat::Csv),
+        ("data/p1-corpus.parquet", CorpusFormat::Parquet),
+    ] {
+        let bytes = std::fs::read(workspace().join(name)).unwrap();
+        assert_eq!(CorpusFormat::of(Path::new(name), &bytes), format);
+        let corpus = parse_corpus_as("c", &bytes, format, InvalidPolicy::Fail).unwrap();
+        assert!(
+            corpus == expected,
+            "{name} does not hold the corpus of data/p1-corpus.jsonl"
+        );
+    }
+
+    // P3: data/p3/tasks.parquet from data/p3/tasks.jsonl, list columns.
+    let source = workspace().join("data/p3/tasks.jsonl");
+    let table = dir.path().join("tasks.parquet");
+    write_task_table(&jsonl(&source), &table, Lists::Columns);
+    golden("data/p3/tasks.parquet", &parquet_bytes(&table));
+    let committed = workspace().join("data/p3/tasks.parquet");
+    assert_eq!(tasks_of(&committed, Format::Parquet), tasks_of(&source, Format::Jsonl));
+}
