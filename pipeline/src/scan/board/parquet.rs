@@ -47,7 +47,7 @@ const LISTS: [&str; 3] = ["reopened_at", "followups", "labels"];
 
 pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone) -> Result<Vec<Task>, BoardError> {
     let unreadable = |e: PolarsError| BoardError::format(path, format!("not a readable Parquet file: {e}"));
-    let frame = std::panic::catch_unwind(|| -> PolarsResult<DataFrame> {
+    let frame = crate::scan::input::decode_guarded(|| -> PolarsResult<DataFrame> {
         let mut reader = ParquetReader::new(Cursor::new(bytes));
         let names: Vec<String> = reader.schema()?.iter_names().map(|n| n.to_string()).collect();
         let read: Vec<String> = COLUMNS
@@ -58,8 +58,8 @@ pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone) -> Result<Vec<Task>
         reader.with_columns(Some(read)).finish()
     });
     let frame = match frame {
-        Ok(frame) => frame.map_err(unreadable)?,
-        Err(_) => {
+        Some(frame) => frame.map_err(unreadable)?,
+        None => {
             return Err(BoardError::format(
                 path,
                 "not a readable Parquet file: the decoder failed (a damaged file?)",

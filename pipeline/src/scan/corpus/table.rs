@@ -458,7 +458,7 @@ impl Source {
 /// [`CorpusError::Table`]; a panic inside the Parquet decoder (a damaged file it does not guard against) too.
 pub(super) fn read_parquet(path: &Path, bytes: &[u8], policy: InvalidPolicy) -> Result<Corpus, CorpusError> {
     let unreadable = |e: PolarsError| table_error(path, format!("not a readable Parquet file: {e}"));
-    let frame = std::panic::catch_unwind(|| -> Result<(Vec<String>, DataFrame), PolarsError> {
+    let frame = crate::scan::input::decode_guarded(|| -> Result<(Vec<String>, DataFrame), PolarsError> {
         let mut reader = ParquetReader::new(Cursor::new(bytes));
         let names: Vec<String> = reader.schema()?.iter_names().map(|n| n.to_string()).collect();
         let read: Vec<String> = COLUMNS
@@ -470,8 +470,8 @@ pub(super) fn read_parquet(path: &Path, bytes: &[u8], policy: InvalidPolicy) -> 
         Ok((names, frame))
     });
     let (names, frame) = match frame {
-        Ok(read) => read.map_err(unreadable)?,
-        Err(_) => {
+        Some(read) => read.map_err(unreadable)?,
+        None => {
             return Err(table_error(
                 path,
                 "not a readable Parquet file: the decoder failed (a damaged file?)".to_owned(),
