@@ -69,9 +69,10 @@ p1 corpus *args:
 fuzz SECONDS="60":
     PHASE0_FUZZ_SECONDS={{SECONDS}} cargo test --release -p pipeline --test fuzz -- --nocapture --test-threads=2
 
-# Regenerate the sample corpus in data/ (deterministic)
+# Regenerate the sample corpus in data/ and its CSV and Parquet tables (deterministic)
 sample-data:
     cargo run --quiet --release --bin phase0 -- synth p1 --rows 400 --seed 1 > data/p1-corpus.jsonl
+    PHASE0_BLESS=1 cargo test --quiet -p pipeline --test formats the_sample_tables
 
 # P1 benchmark against Python polars/pandas + scikit-learn (ROWS: corpus sizes, default 1M and 10M)
 bench-p1 *rows:

@@ -75,6 +75,7 @@ pub const P1_HELP: &str = concat!(
     "Examples:
   phase0 p1 data/p1-corpus.jsonl                    a labeled corpus (JSONL) into reports/p1/
   phase0 p1 corpus.jsonl --skip-invalid --by agent  skip bad rows (counted), break down by agent
+  phase0 p1 corpus.parquet                          the same fields as a Parquet (or CSV) table
   phase0 p1 --reflections .mosaic/reflections --repo .   label the captured sidecars from git, then P1
 
 ",
@@ -119,6 +120,7 @@ pub const P3_HELP: &str = concat!(
   phase0 p3 issues.json                       a board export (format sniffed) into reports/p3/
   phase0 p3 data/p3/jira.json --as-of 2026-01-01  the sample, read once every 30-day window has closed
   phase0 p3 export.csv --format jira-csv --tz Europe/Berlin
+  phase0 p3 tasks.parquet                     the plain task table as Parquet (list columns or JSON text)
   phase0 p3 --repo .                          the task files kept in the repository (.beads/issues.jsonl, data/)
 
 ",

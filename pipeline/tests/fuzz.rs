@@ -1,4 +1,4 @@
-//! A mutation fuzzer for every input reader: the P1 corpus, each board format, sidecars, the hook's payload and
+//! A mutation fuzzer for every input reader: the P1 corpus (JSONL, CSV, Parquet), each board format, sidecars, the hook's payload and
 //! self-report. Each reader gets mutations of the seeds committed under `tests/fuzz-seeds/<reader>/` (byte flips,
 //! insertions, deletions, duplicated and spliced ranges, JSON/CSV tokens, truncation), from a seeded ChaCha stream
 //! so a finding replays exactly. A reader may accept or refuse an input; it must not panic, and a refusal must name
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pipeline::scan::board::{self, Format};
-use pipeline::scan::corpus::{InvalidPolicy, parse_corpus};
+use pipeline::scan::corpus::{CorpusFormat, InvalidPolicy, parse_corpus, parse_corpus_as};
 use pipeline::scan::reflections;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -192,6 +192,26 @@ fn corpus_reader() {
     });
 }
 
+#[test]
+fn corpus_table_readers() {
+    for (seeds, format) in [
+        ("corpus-csv", CorpusFormat::Csv),
+        ("corpus-parquet", CorpusFormat::Parquet),
+    ] {
+        for policy in [InvalidPolicy::Fail, InvalidPolicy::Skip] {
+            fuzz(
+                seeds,
+                CASES,
+                policy == InvalidPolicy::Fail,
+                |bytes| match parse_corpus_as("fuzz-input", bytes, format, policy) {
+                    Ok(_) => Outcome::Accepted,
+                    Err(error) => Outcome::Refused(error.to_string()),
+                },
+            );
+        }
+    }
+}
+
 fn board_reader(seeds: &str, format: Format) {
     let tz = jiff::tz::TimeZone::UTC;
     fuzz(seeds, CASES, true, |bytes| {
@@ -235,6 +255,11 @@ fn trello_json_reader() {
 #[test]
 fn beads_reader() {
     board_reader("beads", Format::Beads);
+}
+
+#[test]
+fn board_parquet_reader() {
+    board_reader("board-parquet", Format::Parquet);
 }
 
 #[test]

@@ -8,15 +8,19 @@ use crate::experiments::p1::{CorpusJoin, CorpusSummary, Metrics, P1Report};
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, InputFile, PreregRef, Status};
 use crate::report::p1 as render;
-use crate::scan::corpus::{InvalidPolicy, parse_corpus};
+use crate::scan::corpus::{CorpusFormat, InvalidPolicy, parse_corpus_as};
 
 /// The options of `phase0 p1` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P1Args {
     /// The labeled corpus: JSONL with `confidence` in [0, 1] (or null) and `correct` (true/false or 1/0) per
-    /// line. Or, instead, --reflections DIR --repo PATH.
+    /// line, or a CSV or Parquet table with those columns. Or, instead, --reflections DIR --repo PATH.
     #[arg(required_unless_present = "reflections", conflicts_with = "reflections")]
     pub corpus: Option<PathBuf>,
+    /// The corpus's format: auto (by the file's name: .csv, .parquet, else JSONL; Parquet also by its magic
+    /// bytes), jsonl, csv or parquet.
+    #[arg(long, default_value = "auto", conflicts_with = "reflections")]
+    pub format: String,
     /// Build the corpus from this directory of sidecars (as `phase0 corpus` does, in memory).
     #[arg(
         long,
@@ -114,16 +118,25 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
     } else {
         InvalidPolicy::Fail
     };
+    let format = match args.format.as_str() {
+        "auto" | "" => CorpusFormat::of(&name, &bytes),
+        other => other
+            .parse::<CorpusFormat>()
+            .map_err(|e| input(&format!("--format {other}: {e}")))?,
+    };
     // Hashing the input for the report runs beside parsing it.
     let (corpus, sha256) = rayon::join(
-        || parse_corpus(&name_text, &bytes, policy),
+        || parse_corpus_as(&name_text, &bytes, format, policy),
         || crate::prereg::sha256_hex(&bytes),
     );
-    let corpus = corpus.map_err(|error| match error {
-        crate::scan::corpus::CorpusError::Invalid { .. } => CommandError::Input(format!(
-            "{error} (--skip-invalid skips invalid rows, counts them by reason and names the first)"
-        )),
-        error => input(&error),
+    let corpus = corpus.map_err(|error| {
+        if error.is_invalid_row() {
+            CommandError::Input(format!(
+                "{error} (--skip-invalid skips invalid rows, counts them by reason and names the first)"
+            ))
+        } else {
+            input(&error)
+        }
     })?;
     // Rows with a null confidence take no part in the confidence metrics (only in the risk floor's).
     let kept: Option<Vec<usize>> = (corpus.stats.null_confidence > 0).then(|| {
@@ -229,8 +242,11 @@ pub fn run(args: &P1Args) -> Result<P1Outcome, CommandError> {
             .stats
             .first_skipped
             .as_ref()
-            .map_or_else(String::new, |(line, message)| {
-                format!("; the first at {}:{line}: {message}", name.display())
+            .map_or_else(String::new, |(line, message)| match format {
+                CorpusFormat::Jsonl => format!("; the first at {}:{line}: {message}", name.display()),
+                CorpusFormat::Csv | CorpusFormat::Parquet => {
+                    format!("; the first at {}: row {line}, {message}", name.display())
+                }
             });
         let line = format!(
             "  skipped         {skipped} invalid {} (--skip-invalid){first}\n",

@@ -13,12 +13,12 @@ use crate::scan::board::{self, Format};
 /// The options of `phase0 p3` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P3Args {
-    /// Board exports: task JSONL (id, status, completed_at, …), Jira CSV/JSON, Linear CSV, GitHub issue JSON
-    /// (then its timeline events), Trello JSON, beads JSONL. None with --repo: the task files kept in the
-    /// repository.
+    /// Board exports: task JSONL (id, status, completed_at, …) or the same as a Parquet table, Jira CSV/JSON,
+    /// Linear CSV, GitHub issue JSON (then its timeline events), Trello JSON, beads JSONL. None with --repo: the
+    /// task files kept in the repository.
     pub inputs: Vec<PathBuf>,
     /// auto (sniff each input and say what was chosen), jsonl, jira-csv, jira-json, linear-csv, github-json,
-    /// trello-json or beads.
+    /// trello-json, beads or parquet.
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// The time zone of dates written without one (Jira CSV), e.g. Europe/Berlin; default UTC.

@@ -16,6 +16,7 @@
 //! | [`Format::GithubJson`] | `github-json` | `gh issue list --json number,title,state,stateReason,createdAt,closedAt,labels,…` | `[3]` |
 //! | [`Format::TrelloJson`] | `trello-json` | a Trello board export (`cards`, `lists`, `actions`) | `cards[4]` |
 //! | [`Format::Beads`] | `beads` | a beads `.beads/issues.jsonl` (one issue per line) | `line 8` |
+//! | [`Format::Parquet`] | `parquet` | the upstream P3 task table in Parquet: the JSONL's fields as columns | `row 3` |
 //!
 //! Columns and keys are looked up by name, never by position. Unknown columns and keys are ignored. A UTF-8
 //! byte-order mark is skipped. Details per format:
@@ -43,6 +44,8 @@
 //! - **Trello JSON**: `cards[].{id, name, idList, closed, labels}`, `lists[].{id, name}`, and `actions[]` of type
 //!   `createCard`/`copyCard` (creation, `data.list`) and `updateCard` with `data.listBefore`/`data.listAfter`
 //!   (a move: one [`StatusChange`]). A card's status is its list's name.
+//! - **Parquet**: the upstream JSONL's fields as columns, each row read as the JSONL line it would be (lists as
+//!   list columns or JSON text; the column mapping is in `parquet.rs` and docs/p3.md).
 //! - **beads**: `id` is required; `title, status, issue_type, created_at, closed_at, close_reason, labels,
 //!   dependencies[].{issue_id, depends_on_id, type}`.
 //!
@@ -130,7 +133,7 @@
 //!
 //! | format | created | completed | kind | history | reopen | links | labels | outcome | commit refs |
 //! |---|---|---|---|---|---|---|---|---|---|
-//! | upstream JSONL | – | ✓ | – | – | ✓ | ✓ | – | ✓ | – |
+//! | upstream JSONL, Parquet task table | – | ✓ | – | – | ✓ | ✓ | – | ✓ | – |
 //! | Jira CSV | ✓ | ✓ | ✓ | – | – | ✓ | ✓ | – | – |
 //! | Jira REST JSON | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | – | – |
 //! | Linear CSV (30 / 34 columns) | ✓ | ✓ | – | – | – | – / ✓ | ✓ | – | – |
@@ -173,6 +176,7 @@ mod json;
 mod jsonl;
 mod linear_csv;
 mod lines;
+mod parquet;
 mod status;
 mod table;
 mod time;
@@ -663,6 +667,8 @@ pub enum ReferenceKind {
 pub enum Record {
     /// A 1-based line (JSONL, beads; for CSV the line where the row starts).
     Line(u64),
+    /// A 1-based row of a Parquet table.
+    Row(u64),
     /// An element of a JSON array: `issues[3]`, `cards[4]`, or `[3]` for a top-level array (`array` empty).
     Item {
         /// The array's key.
@@ -676,6 +682,7 @@ impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Record::Line(line) => write!(f, "line {line}"),
+            Record::Row(row) => write!(f, "row {row}"),
             Record::Item { array, index } => write!(f, "{array}[{index}]"),
         }
     }
@@ -719,7 +726,7 @@ impl Capabilities {
             commit_refs: false,
         };
         match format {
-            Format::Jsonl => Capabilities {
+            Format::Jsonl | Format::Parquet => Capabilities {
                 created: false,
                 kind: false,
                 status_history: false,
@@ -797,11 +804,13 @@ pub enum Format {
     TrelloJson,
     /// A beads `.beads/issues.jsonl`.
     Beads,
+    /// The upstream P3 task table in Parquet: the JSONL's fields as columns.
+    Parquet,
 }
 
 impl Format {
     /// Every format, in the order of `--format`'s documentation.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Self::Jsonl,
         Self::JiraCsv,
         Self::JiraJson,
@@ -809,10 +818,11 @@ impl Format {
         Self::GithubJson,
         Self::TrelloJson,
         Self::Beads,
+        Self::Parquet,
     ];
 
     /// The name used by `--format`: `jsonl`, `jira-csv`, `jira-json`, `linear-csv`, `github-json`,
-    /// `trello-json`, `beads`.
+    /// `trello-json`, `beads`, `parquet`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Jsonl => "jsonl",
@@ -822,6 +832,7 @@ impl Format {
             Self::GithubJson => "github-json",
             Self::TrelloJson => "trello-json",
             Self::Beads => "beads",
+            Self::Parquet => "parquet",
         }
     }
 
@@ -835,6 +846,7 @@ impl Format {
             Self::GithubJson => "GitHub issue list (gh --json)",
             Self::TrelloJson => "Trello board JSON",
             Self::Beads => "beads issues.jsonl",
+            Self::Parquet => "upstream P3 task table (Parquet)",
         }
     }
 }
@@ -953,6 +965,7 @@ pub fn read(path: &Path, bytes: &[u8], format: Format, tz: &TimeZone) -> Result<
         Format::GithubJson => github::read(path, bytes, tz, &mut board)?,
         Format::TrelloJson => trello::read(path, bytes, tz, &mut board)?,
         Format::Beads => board.tasks = beads::read(path, bytes, tz)?,
+        Format::Parquet => board.tasks = parquet::read(path, bytes, tz)?,
     }
     Ok(board)
 }

@@ -1,5 +1,8 @@
 //! The labeled P1 corpus: a JSONL file of `(confidence, correct)` observations.
 //!
+//! The same fields may come as the columns of a CSV or Parquet table instead: [`parse_corpus_as`] with a
+//! [`CorpusFormat`] ([`table`] has the rules of cells and rows). What follows is the JSONL, the fast path.
+//!
 //! [`read_corpus`] reads a file, [`parse_corpus`] parses bytes already in memory. Both return a columnar
 //! [`Corpus`]: one entry per accepted row in each column, in file order, plus the [`ReadStats`] that account
 //! for every line of the input.
@@ -102,6 +105,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+pub mod table;
 
 /// Target size in bytes of the chunks parsed in parallel (each chunk is extended to the end of its last line).
 const CHUNK_SIZE: usize = 4 << 20;
@@ -338,6 +343,122 @@ pub enum CorpusError {
         /// The specific message, e.g. `confidence 1.7 is outside [0, 1]`.
         message: String,
     },
+    /// A row of a CSV or Parquet corpus is not valid (under [`InvalidPolicy::Fail`]: the first such row).
+    #[error("{}: row {row}{}, column {column:?}: {message}", path.display(), line.map_or_else(String::new, |line| format!(" (line {line})")))]
+    InvalidRow {
+        /// The path (or name) as given.
+        path: PathBuf,
+        /// The 1-based data row (the CSV header is not a row).
+        row: u64,
+        /// For CSV, the line where the row starts.
+        line: Option<u64>,
+        /// The column whose value is invalid.
+        column: &'static str,
+        /// Why the row is invalid.
+        reason: InvalidReason,
+        /// The specific message, e.g. `confidence 1.7 is outside [0, 1]`.
+        message: String,
+    },
+    /// A CSV or Parquet corpus lacks a required column.
+    #[error("{}: no column {column:?} (the columns are: {present})", path.display())]
+    MissingColumn {
+        /// The path (or name) as given.
+        path: PathBuf,
+        /// The missing column: `confidence` or `correct`.
+        column: &'static str,
+        /// The columns the file has, comma-separated.
+        present: String,
+    },
+    /// A CSV or Parquet corpus cannot be read as a table (damaged CSV, an unreadable Parquet file, a column of
+    /// the wrong type).
+    #[error("{}: {message}", path.display())]
+    Table {
+        /// The path (or name) as given.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl CorpusError {
+    /// Whether the error is about one row (which `--skip-invalid` would skip).
+    pub fn is_invalid_row(&self) -> bool {
+        matches!(self, CorpusError::Invalid { .. } | CorpusError::InvalidRow { .. })
+    }
+}
+
+/// The formats a corpus may be written in (`phase0 p1 --format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorpusFormat {
+    /// One JSON object per line (the module documentation): the fast path.
+    Jsonl,
+    /// A CSV table with the same fields as columns ([`table`]).
+    Csv,
+    /// A Parquet table with the same fields as columns ([`table`]).
+    Parquet,
+}
+
+impl CorpusFormat {
+    /// Every format, in the order of `--format`'s documentation.
+    pub const ALL: [CorpusFormat; 3] = [Self::Jsonl, Self::Csv, Self::Parquet];
+
+    /// The name `--format` takes: `jsonl`, `csv`, `parquet`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Csv => "csv",
+            Self::Parquet => "parquet",
+        }
+    }
+
+    /// `--format auto`: Parquet when the file starts with Parquet's magic `PAR1` or its name ends in `.parquet`
+    /// (or `.pq`), CSV when the name ends in `.csv`, JSONL otherwise (any case of the extension).
+    pub fn of(path: &Path, bytes: &[u8]) -> CorpusFormat {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if bytes.starts_with(b"PAR1") || extension == "parquet" || extension == "pq" {
+            Self::Parquet
+        } else if extension == "csv" {
+            Self::Csv
+        } else {
+            Self::Jsonl
+        }
+    }
+}
+
+impl fmt::Display for CorpusFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CorpusFormat {
+    type Err = String;
+
+    /// Parses a `--format` name (not `auto`, which means [`CorpusFormat::of`]).
+    fn from_str(s: &str) -> Result<CorpusFormat, String> {
+        Self::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown corpus format {s:?} (expected auto, {})", names.join(", "))
+        })
+    }
+}
+
+/// Parses a corpus held in memory as `format`; `name` (usually the path) is used in error messages. JSONL is
+/// [`parse_corpus`]; CSV and Parquet are read by [`table`].
+pub fn parse_corpus_as(
+    name: &str,
+    bytes: &[u8],
+    format: CorpusFormat,
+    policy: InvalidPolicy,
+) -> Result<Corpus, CorpusError> {
+    match format {
+        CorpusFormat::Jsonl => parse_corpus(name, bytes, policy),
+        CorpusFormat::Csv => table::read_csv(Path::new(name), bytes, policy),
+        CorpusFormat::Parquet => table::read_parquet(Path::new(name), bytes, policy),
+    }
 }
 
 /// Reads the corpus at `path`. See the module documentation for the format and rules.

@@ -15,9 +15,42 @@ pub fn read_text(path: &Path) -> io::Result<String> {
         .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8: {error}")))
 }
 
+/// Decodes running now under [`decode_guarded`], in any thread.
+static DECODING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Runs a third-party decoder (polars' Parquet reader) on user input: `None` when it panicked. polars guards most
+/// damaged files with errors, not all (a mutated footer can reach an index out of bounds): such a panic is caught
+/// here, in the calling thread or propagated from polars' own threads, and the caller reports the file as
+/// unreadable. While a decode runs, a panic raised in polars' code is not printed (a panic hook installed once,
+/// which hands every other panic to the hook it replaced); the caller's message says what happened.
+pub fn decode_guarded<T>(decode: impl FnOnce() -> T) -> Option<T> {
+    use std::sync::atomic::Ordering;
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_polars = info.location().is_some_and(|at| at.file().contains("polars-"));
+            if !(in_polars && DECODING.load(Ordering::SeqCst) > 0) {
+                previous(info);
+            }
+        }));
+    });
+    DECODING.fetch_add(1, Ordering::SeqCst);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
+    DECODING.fetch_sub(1, Ordering::SeqCst);
+    result.ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decoder_panic_is_caught() {
+        assert_eq!(decode_guarded(|| 7), Some(7));
+        let caught = decode_guarded(|| -> u8 { std::panic::resume_unwind(Box::new("decoder")) });
+        assert_eq!(caught, None);
+    }
 
     #[test]
     fn text_is_utf8_and_capped() {

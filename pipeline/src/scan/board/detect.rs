@@ -24,6 +24,7 @@ const BEADS_KEYS: [&str; 8] = [
 
 /// Decides the format of `bytes` (the content of `path`) and says why:
 ///
+/// - a Parquet file (it starts with `PAR1`, or its name ends in `.parquet` or `.pq`): the upstream task table;
 /// - a JSON array whose first element has `number` and `state` (or `title`, `url`): GitHub; an empty array too;
 /// - a JSON object with `issues`: Jira REST; with `cards`: Trello;
 /// - one JSON object per line (the first line is a complete object): the upstream JSONL when it has one of
@@ -36,6 +37,21 @@ const BEADS_KEYS: [&str; 8] = [
 /// Anything else, GitHub timeline events included (they are joined to an issue list, see
 /// [`super::join_github_timeline`]), fails with a message saying what was seen.
 pub fn sniff(path: &Path, bytes: &[u8]) -> Result<Sniffed, BoardError> {
+    if bytes.starts_with(b"PAR1") {
+        return Ok(Sniffed {
+            format: Format::Parquet,
+            reason: "a Parquet file (it starts with PAR1): the upstream P3 task table".to_owned(),
+        });
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"))
+    {
+        return Ok(Sniffed {
+            format: Format::Parquet,
+            reason: "a file named .parquet: the upstream P3 task table".to_owned(),
+        });
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let unknown = |message: String| BoardError::format(path, format!("cannot tell the format: {message}"));
     let Some(start) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else {

@@ -59,7 +59,8 @@ struct RawTask<'a> {
     labels: J<'a>,
 }
 
-fn parse_line(number: u64, text: &str, tz: &TimeZone) -> Result<Task, String> {
+/// One line (1-based `number`) of the upstream JSONL as a task; the message says what is wrong.
+pub(super) fn parse_line(number: u64, text: &str, tz: &TimeZone) -> Result<Task, String> {
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
     if first != Some(b'{') {
         let value: J<'_> = serde_json::from_str(text).map_err(|e| invalid_json(&e))?;

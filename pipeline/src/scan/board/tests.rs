@@ -287,7 +287,7 @@ fn formats_by_name() {
         "xml".parse::<Format>(),
         Err(
             "unknown format \"xml\" (expected auto, jsonl, jira-csv, jira-json, linear-csv, github-json, trello-json, \
-             beads)"
+             beads, parquet)"
                 .to_owned()
         )
     );
