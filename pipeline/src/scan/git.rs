@@ -59,6 +59,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
+use gix::diff::blob::Token;
 use gix::objs::tree::{EntryKind, EntryMode};
 use rayon::prelude::*;
 
@@ -1814,7 +1815,7 @@ fn is_binary(data: &[u8]) -> bool {
     data.len() > BIG_FILE_THRESHOLD || memchr::memchr(0, &data[..data.len().min(BINARY_PROBE_BYTES)]).is_some()
 }
 
-fn tokens(side: &[gix::diff::blob::Token], range: Range<u32>) -> &[gix::diff::blob::Token] {
+fn tokens(side: &[Token], range: Range<u32>) -> &[Token] {
     side.get(range.start as usize..range.end as usize).unwrap_or_default()
 }
 
@@ -1828,10 +1829,24 @@ const RECENT_BLOBS: usize = 4;
 /// A blob larger than this is not kept for the next diff (its buffer is freed).
 const RECENT_BLOB_BYTES: usize = 4 << 20;
 
+/// A blob read by a [`BlobDiffer`], with the tokens of its lines when [`BlobDiffer::lines`] interned them in its
+/// current generation.
+struct Recent {
+    id: ObjectId,
+    data: Vec<u8>,
+    tokens: Vec<Token>,
+    /// The [`Lines::generation`] that `tokens` belong to; 0: none.
+    generation: u64,
+}
+
 struct BlobDiffer {
     repo: gix::Repository,
     /// The last blobs read, least recently used first.
-    recent: VecDeque<(ObjectId, Vec<u8>)>,
+    recent: VecDeque<Recent>,
+    /// The distinct lines of the blobs diffed since the last reset, so that a blob's tokens serve every pair it is
+    /// part of, and the next version of its file only interns the lines that changed.
+    lines: Lines,
+    diff: gix::diff::blob::Diff,
 }
 
 impl BlobDiffer {
@@ -1839,11 +1854,13 @@ impl BlobDiffer {
         BlobDiffer {
             repo,
             recent: VecDeque::with_capacity(RECENT_BLOBS),
+            lines: Lines::default(),
+            diff: gix::diff::blob::Diff::default(),
         }
     }
 
-    /// Reads a side's content into [`Self::recent`] (unless it is there) and returns its index there, or `None`
-    /// for an absent side or a submodule (empty content).
+    /// Reads a side's content into [`Self::recent`] (unless it is there), or `None` for an absent side or a
+    /// submodule (empty content).
     fn load(
         &mut self,
         side: Option<(EntryKind, ObjectId)>,
@@ -1852,23 +1869,32 @@ impl BlobDiffer {
         let Some((_, id)) = side.filter(|(kind, _)| *kind != EntryKind::Commit) else {
             return Ok(None);
         };
-        if let Some(at) = self.recent.iter().position(|(have, _)| *have == id) {
+        if let Some(at) = self.recent.iter().position(|blob| blob.id == id) {
             let entry = self.recent.remove(at).expect("found");
             self.recent.push_back(entry);
             return Ok(Some(id));
         }
-        let mut buf = match self.recent.len() {
-            RECENT_BLOBS.. => self.recent.pop_front().map(|(_, buf)| buf).unwrap_or_default(),
-            _ => Vec::new(),
+        let (mut data, mut tokens) = match self.recent.len() {
+            RECENT_BLOBS.. => self
+                .recent
+                .pop_front()
+                .map(|blob| (blob.data, blob.tokens))
+                .unwrap_or_default(),
+            _ => Default::default(),
         };
-        Objects::new(&self.repo).read_kind(&id, &mut buf, gix::objs::Kind::Blob, context)?;
-        self.recent.push_back((id, buf));
+        tokens.clear();
+        Objects::new(&self.repo).read_kind(&id, &mut data, gix::objs::Kind::Blob, context)?;
+        self.recent.push_back(Recent {
+            id,
+            data,
+            tokens,
+            generation: 0,
+        });
         Ok(Some(id))
     }
 
-    fn content(&self, id: Option<ObjectId>) -> &[u8] {
-        id.and_then(|id| self.recent.iter().find(|(have, _)| *have == id))
-            .map_or(&[], |(_, data)| data.as_slice())
+    fn position(&self, id: Option<ObjectId>) -> Option<usize> {
+        id.and_then(|id| self.recent.iter().position(|blob| blob.id == id))
     }
 
     fn lines(&mut self, commit: ObjectId, change: &PathChange) -> Result<LineDetail, GitScanError> {
@@ -1877,38 +1903,76 @@ impl BlobDiffer {
         let old = self.load(change.old, context)?;
         let new = self.load(change.new, context)?;
         let detail = self.diff(old, new);
-        self.recent.retain(|(_, data)| data.capacity() <= RECENT_BLOB_BYTES);
+        self.recent.retain(|blob| blob.data.capacity() <= RECENT_BLOB_BYTES);
         Ok(detail)
     }
 
-    fn diff(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> LineDetail {
-        let (old, new) = (self.content(old), self.content(new));
+    fn diff(&mut self, old: Option<ObjectId>, new: Option<ObjectId>) -> LineDetail {
+        let (old_at, new_at) = (self.position(old), self.position(new));
+        let content = |at: Option<usize>| at.map_or(&[][..], |at| self.recent[at].data.as_slice());
+        let (old_data, new_data) = (content(old_at), content(new_at));
 
         let mut detail = LineDetail {
             added: 0,
             removed: 0,
-            binary: is_binary(old) || is_binary(new),
+            binary: is_binary(old_data) || is_binary(new_data),
             added_hashes: Vec::new(),
             removed_hashes: Vec::new(),
         };
-        if detail.binary || old == new {
+        if detail.binary || old_data == new_data {
             return detail;
         }
-        if old.is_empty() || new.is_empty() {
-            detail.added_hashes = lines(new).map(hash_line).collect();
-            detail.removed_hashes = lines(old).map(hash_line).collect();
-        } else {
-            use gix::diff::blob::{Algorithm, Diff};
-            let input = intern_sharing_ends(old, new);
-            let diff = Diff::compute(Algorithm::Myers, &input);
-            for hunk in diff.hunks() {
-                for &token in tokens(&input.before, hunk.before) {
-                    detail.removed_hashes.push(hash_line(input.interner[token]));
-                }
-                for &token in tokens(&input.after, hunk.after) {
-                    detail.added_hashes.push(hash_line(input.interner[token]));
-                }
+        let (Some(old_at), Some(new_at)) = (
+            old_at.filter(|_| !old_data.is_empty()),
+            new_at.filter(|_| !new_data.is_empty()),
+        ) else {
+            detail.added_hashes = lines(new_data).map(hash_line).collect();
+            detail.removed_hashes = lines(old_data).map(hash_line).collect();
+            detail.added = count(detail.added_hashes.len());
+            detail.removed = count(detail.removed_hashes.len());
+            return detail;
+        };
+        let mut old_tokens = std::mem::take(&mut self.recent[old_at].tokens);
+        let mut new_tokens = std::mem::take(&mut self.recent[new_at].tokens);
+        let generation = self.lines.generation;
+        let (old_known, new_known) = (
+            self.recent[old_at].generation == generation,
+            self.recent[new_at].generation == generation,
+        );
+        let (old_data, new_data) = (&self.recent[old_at].data, &self.recent[new_at].data);
+        // Start afresh for a pair that shares no blob with the last ones (another file), and when the lines kept
+        // outgrow the pair (Myers' counts are as long as the largest token).
+        let known_len = if old_known { old_tokens.len() } else { new_tokens.len() };
+        let (old_known, new_known) =
+            if (!old_known && !new_known) || self.lines.outgrew(known_len, old_data.len() + new_data.len()) {
+                self.lines.reset();
+                (false, false)
+            } else {
+                (old_known, new_known)
+            };
+        tokenize_pair(
+            &mut self.lines,
+            (old_data, &mut old_tokens, old_known),
+            (new_data, &mut new_tokens, new_known),
+        );
+        self.diff.compute_with(
+            gix::diff::blob::Algorithm::Myers,
+            &old_tokens,
+            &new_tokens,
+            self.lines.count(),
+        );
+        for hunk in self.diff.hunks() {
+            for &token in tokens(&old_tokens, hunk.before) {
+                detail.removed_hashes.push(hash_line(self.lines.line(token)));
             }
+            for &token in tokens(&new_tokens, hunk.after) {
+                detail.added_hashes.push(hash_line(self.lines.line(token)));
+            }
+        }
+        let generation = self.lines.generation;
+        for (at, tokens) in [(old_at, old_tokens), (new_at, new_tokens)] {
+            self.recent[at].tokens = tokens;
+            self.recent[at].generation = generation;
         }
         detail.added = count(detail.added_hashes.len());
         detail.removed = count(detail.removed_hashes.len());
@@ -1916,36 +1980,145 @@ impl BlobDiffer {
     }
 }
 
-/// The lines of `old` and `new` interned for a line diff, the lines both share at their start and at their end
-/// interned once for both sides: a fix or a change in its window usually touches a few lines of a long file, and
-/// interning every line of both sides was a fifth of P2's time on small histories. The whole files are interned,
-/// not only the lines between the common ends, because Myers' pruning counts every line of both files (as git's
-/// xdiff does): diffing only the middle gives another, sometimes shorter, edit script than `git diff`.
-fn intern_sharing_ends<'a>(old: &'a [u8], new: &'a [u8]) -> gix::diff::blob::InternedInput<&'a [u8]> {
-    use gix::diff::blob::{InternedInput, Token, TokenSource};
-    let (head, tail) = common_line_ends(old, new);
-    let (old_middle, new_middle) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
-    let mut input = InternedInput::<&[u8]>::default();
-    let (old_lines, new_lines) = (old.estimate_tokens(), new.estimate_tokens());
-    input.reserve(old_lines, new_lines);
-    let shared = |part: &'a [u8], input: &mut InternedInput<&'a [u8]>| -> Vec<Token> {
-        part.tokenize().map(|line| input.interner.intern(line)).collect()
+/// The distinct lines of the blobs a [`BlobDiffer`] diffed since its last reset, each a [`Token`]: equal lines get
+/// equal tokens, which is all Myers looks at (its counts and comparisons are of tokens, never of their values), so
+/// the edit script is the one of every pair interned on its own (`InternedInput::new`; a property test checks it).
+/// Interning every line of both sides of every pair was a fifth of P2's instructions on small histories (hashing
+/// the lines); now a blob's lines are interned once, and a version of a file next to one interned before takes
+/// the tokens of the lines both share at their start and end from it (usually all but a few).
+struct Lines {
+    /// A line's hash → the newest token with that hash (older ones in `same_hash`).
+    by_hash: HashMap<u64, u32, std::hash::BuildHasherDefault<HashIsKey>>,
+    /// For each token, the previous token with the same hash, or `u32::MAX`.
+    same_hash: Vec<u32>,
+    /// Where each token's line ends in `bytes` (it starts where the previous one ends).
+    ends: Vec<usize>,
+    bytes: Vec<u8>,
+    /// Incremented at each reset, so that tokens of an earlier generation are not taken for this one's. Starts at 1.
+    generation: u64,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines {
+            by_hash: HashMap::default(),
+            same_hash: Vec::new(),
+            ends: Vec::new(),
+            bytes: Vec::new(),
+            generation: 1,
+        }
+    }
+}
+
+/// A hasher for keys that are already hashes.
+#[derive(Default)]
+struct HashIsKey(u64);
+
+impl std::hash::Hasher for HashIsKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl Lines {
+    fn reset(&mut self) {
+        if self.bytes.capacity() > 8 << 20 {
+            // A huge file's lines: not kept for the small files that follow.
+            *self = Lines {
+                generation: self.generation,
+                ..Lines::default()
+            };
+        }
+        self.by_hash.clear();
+        self.same_hash.clear();
+        self.ends.clear();
+        self.bytes.clear();
+        self.generation += 1;
+    }
+
+    /// Whether the lines kept are many more than a pair with `tokens` lines on one side and `bytes` in both
+    /// needs, so that starting afresh is cheaper.
+    fn outgrew(&self, tokens: usize, bytes: usize) -> bool {
+        self.ends.len() > 4096 + 4 * tokens || self.bytes.len() > (1 << 20) + 4 * bytes
+    }
+
+    fn count(&self) -> u32 {
+        count(self.ends.len())
+    }
+
+    fn line(&self, token: Token) -> &[u8] {
+        let at = token.0 as usize;
+        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+        &self.bytes[start..self.ends[at]]
+    }
+
+    fn intern(&mut self, line: &[u8]) -> Token {
+        use std::hash::BuildHasher;
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(line);
+        let head = self.by_hash.get(&hash).copied().unwrap_or(u32::MAX);
+        let mut candidate = head;
+        while candidate != u32::MAX {
+            if self.line(Token(candidate)) == line {
+                return Token(candidate);
+            }
+            candidate = self.same_hash[candidate as usize];
+        }
+        let token = count(self.ends.len());
+        self.bytes.extend_from_slice(line);
+        self.ends.push(self.bytes.len());
+        self.same_hash.push(head);
+        self.by_hash.insert(hash, token);
+        Token(token)
+    }
+
+    /// Interns the lines of `data` (each with its `\n`, the last one perhaps without), appending their tokens.
+    fn intern_all(&mut self, data: &[u8], into: &mut Vec<Token>) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', data) {
+            into.push(self.intern(&data[start..=end]));
+            start = end + 1;
+        }
+        if start < data.len() {
+            into.push(self.intern(&data[start..]));
+        }
+    }
+}
+
+/// The number of lines of `data`, as [`Lines::intern_all`] splits it.
+fn count_lines(data: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', data).count() + usize::from(data.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// Fills in the tokens of the sides of a pair that are not `known` (in `lines`' current generation), each side a
+/// blob's content, its tokens and whether they are known. An unknown side next to a known one takes the tokens of
+/// the common head and tail ([`common_line_ends`]) from it and interns only the lines between; when neither is
+/// known, the old side is interned whole first.
+fn tokenize_pair(lines: &mut Lines, old: (&[u8], &mut Vec<Token>, bool), new: (&[u8], &mut Vec<Token>, bool)) {
+    let ((old, old_tokens, mut old_known), (new, new_tokens, new_known)) = (old, new);
+    if !old_known && !new_known {
+        old_tokens.clear();
+        lines.intern_all(old, old_tokens);
+        old_known = true;
+    }
+    let (known, known_tokens, other, other_tokens) = match (old_known, new_known) {
+        (true, true) => return,
+        (true, false) => (old, &*old_tokens, new, new_tokens),
+        _ => (new, &*new_tokens, old, old_tokens),
     };
-    let head_tokens = shared(&old[..head], &mut input);
-    let tail_tokens = shared(&old[old.len() - tail..], &mut input);
-    input.before.extend_from_slice(&head_tokens);
-    input.after.extend_from_slice(&head_tokens);
-    for line in old_middle.tokenize() {
-        let token = input.interner.intern(line);
-        input.before.push(token);
-    }
-    for line in new_middle.tokenize() {
-        let token = input.interner.intern(line);
-        input.after.push(token);
-    }
-    input.before.extend_from_slice(&tail_tokens);
-    input.after.extend_from_slice(&tail_tokens);
-    input
+    let (head, tail) = common_line_ends(known, other);
+    let (head_lines, tail_lines) = (count_lines(&known[..head]), count_lines(&known[known.len() - tail..]));
+    other_tokens.clear();
+    other_tokens.extend_from_slice(&known_tokens[..head_lines]);
+    lines.intern_all(&other[head..other.len() - tail], other_tokens);
+    other_tokens.extend_from_slice(&known_tokens[known_tokens.len() - tail_lines..]);
 }
 
 /// The lengths in bytes of the whole lines `old` and `new` share at their start and at their end, not overlapping:
@@ -2030,17 +2203,13 @@ mod tests {
         .prop_map(EntryMode::from)
     }
 
-    /// The hunks of the line diff of `old` and `new`, interned with the common ends shared or every line of both
-    /// sides interned on its own (as `InternedInput::new` does).
-    fn line_diff(old: &[u8], new: &[u8], share_ends: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+    /// The hunks of the line diff of `old` and `new`, every line of both sides interned on its own (as
+    /// `InternedInput::new` does).
+    fn line_diff(old: &[u8], new: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
         use gix::diff::blob::{Algorithm, Diff, InternedInput};
-        let input = if share_ends {
-            intern_sharing_ends(old, new)
-        } else {
-            InternedInput::new(old, new)
-        };
+        let input = InternedInput::new(old, new);
         let diff = Diff::compute(Algorithm::Myers, &input);
-        let text = |side: &[gix::diff::blob::Token], range| -> Vec<u8> {
+        let text = |side: &[Token], range| -> Vec<u8> {
             tokens(side, range)
                 .iter()
                 .flat_map(|&t| input.interner[t].to_vec())
@@ -2049,6 +2218,51 @@ mod tests {
         diff.hunks()
             .map(|h| (text(&input.before, h.before), text(&input.after, h.after)))
             .collect()
+    }
+
+    /// The hunks of the line diffs of a file's versions, newest first (`versions[i + 1]` to `versions[i]`), as a
+    /// [`BlobDiffer`] computes them: one [`Lines`], each version's tokens reused by the next pair, the lines reset
+    /// where `reset` says (as when the pair shares no blob with the last).
+    fn chained_line_diffs(versions: &[Vec<u8>], reset: &[bool]) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+        use gix::diff::blob::{Algorithm, Diff};
+        let mut lines = Lines::default();
+        let mut known: Vec<(Vec<Token>, u64)> = vec![(Vec::new(), 0); versions.len()];
+        let mut diffs = Vec::new();
+        for i in 0..versions.len().saturating_sub(1) {
+            if reset.get(i).copied().unwrap_or(false) {
+                lines.reset();
+            }
+            let (old, new) = (&versions[i + 1], &versions[i]);
+            let generation = lines.generation;
+            let mut old_tokens = std::mem::take(&mut known[i + 1].0);
+            let mut new_tokens = std::mem::take(&mut known[i].0);
+            let (old_known, new_known) = (known[i + 1].1 == generation, known[i].1 == generation);
+            tokenize_pair(
+                &mut lines,
+                (old, &mut old_tokens, old_known),
+                (new, &mut new_tokens, new_known),
+            );
+            assert_eq!(
+                (old_tokens.len(), new_tokens.len()),
+                (count_lines(old), count_lines(new))
+            );
+            let mut diff = Diff::default();
+            diff.compute_with(Algorithm::Myers, &old_tokens, &new_tokens, lines.count());
+            let text = |side: &[Token], range| -> Vec<u8> {
+                tokens(side, range)
+                    .iter()
+                    .flat_map(|&t| lines.line(t).to_vec())
+                    .collect()
+            };
+            diffs.push(
+                diff.hunks()
+                    .map(|h| (text(&old_tokens, h.before), text(&new_tokens, h.after)))
+                    .collect(),
+            );
+            known[i + 1] = (old_tokens, generation);
+            known[i] = (new_tokens, generation);
+        }
+        diffs
     }
 
     #[test]
@@ -2079,23 +2293,33 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// Interning the common head and tail once gives the diff of every line interned on its own.
+        /// A file's versions diffed with each blob's tokens reused by the next pair, the common head and tail of a
+        /// pair taken from the side interned before, give the diffs of every pair interned on its own.
         #[test]
-        fn sharing_common_ends_gives_the_same_diff(
-            old in prop::collection::vec(prop::sample::select(vec!["a\n", "b\n", "c\n", "a", "\n", "bb\n", "xa\n"]), 0..12),
-            edits in prop::collection::vec((0usize..12, prop::sample::select(vec!["a\n", "b\n", "x\n", "", "c"])), 0..4),
+        fn reusing_tokens_gives_the_same_diffs(
+            first in prop::collection::vec(prop::sample::select(vec!["a\n", "b\n", "c\n", "a", "\n", "bb\n", "xa\n"]), 0..12),
+            steps in prop::collection::vec(
+                prop::collection::vec((0usize..12, prop::sample::select(vec!["a\n", "b\n", "x\n", "", "c"])), 0..4),
+                1..5,
+            ),
+            reset in prop::collection::vec(prop::bool::weighted(0.2), 0..5),
         ) {
-            let old: String = old.concat();
-            let mut lines: Vec<&str> = old.split_inclusive('\n').collect();
-            for (at, line) in edits {
-                let at = at.min(lines.len());
-                if line.is_empty() && at < lines.len() { lines.remove(at); } else { lines.insert(at, line); }
+            let mut versions: Vec<Vec<u8>> = vec![first.concat().into_bytes()];
+            for edits in steps {
+                let last = String::from_utf8(versions.last().expect("one version").clone()).expect("text");
+                let mut lines: Vec<&str> = last.split_inclusive('\n').collect();
+                for (at, line) in edits {
+                    let at = at.min(lines.len());
+                    if line.is_empty() && at < lines.len() { lines.remove(at); } else { lines.insert(at, line); }
+                }
+                versions.push(lines.concat().into_bytes());
             }
-            let new: String = lines.concat();
-            prop_assume!(!old.is_empty() && !new.is_empty());
-            let (head, tail) = common_line_ends(old.as_bytes(), new.as_bytes());
-            prop_assert!(head + tail <= old.len().min(new.len()));
-            prop_assert_eq!(line_diff(old.as_bytes(), new.as_bytes(), true), line_diff(old.as_bytes(), new.as_bytes(), false));
+            let expected: Vec<_> = versions.windows(2).map(|pair| line_diff(&pair[1], &pair[0])).collect();
+            prop_assert_eq!(chained_line_diffs(&versions, &reset), expected);
+            for pair in versions.windows(2) {
+                let (head, tail) = common_line_ends(&pair[1], &pair[0]);
+                prop_assert!(head + tail <= pair[0].len().min(pair[1].len()));
+            }
         }
 
         /// `find_entries` (early exits, eight-byte NUL search) finds what decoding every entry finds, in trees
