@@ -41,6 +41,58 @@ pub fn decode_guarded<T>(decode: impl FnOnce() -> T) -> Option<T> {
     result.ok()
 }
 
+/// Line numbers of byte offsets in a CSV file, for messages (the csv crate's own line count lags by one after a CRLF
+/// terminator).
+pub struct LineCounter<'b> {
+    bytes: &'b [u8],
+    offset: usize,
+    line: u64,
+}
+
+impl<'b> LineCounter<'b> {
+    pub fn new(bytes: &'b [u8]) -> Self {
+        LineCounter {
+            bytes,
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// The 1-based line of the first byte at or after `offset` that is not a line terminator (offsets must not
+    /// decrease between calls).
+    pub fn line_at(&mut self, offset: u64) -> u64 {
+        let mut start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
+        while start < self.bytes.len() && matches!(self.bytes[start], b'\r' | b'\n') {
+            start += 1;
+        }
+        if start >= self.offset {
+            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.offset..start]).count() as u64;
+            self.offset = start;
+        }
+        self.line
+    }
+}
+
+/// Reads the columns of `wanted` that a Parquet file has (the others are not read), with every column name the
+/// file has, under [`decode_guarded`]: `None` when the decoder panicked.
+pub fn read_parquet_columns(
+    bytes: &[u8],
+    wanted: &[&str],
+) -> Option<polars::prelude::PolarsResult<(Vec<String>, polars::prelude::DataFrame)>> {
+    use polars::prelude::*;
+    decode_guarded(|| -> PolarsResult<(Vec<String>, DataFrame)> {
+        let mut reader = ParquetReader::new(std::io::Cursor::new(bytes));
+        let names: Vec<String> = reader.schema()?.iter_names().map(|n| n.to_string()).collect();
+        let read: Vec<String> = wanted
+            .iter()
+            .filter(|c| names.iter().any(|n| n == *c))
+            .map(|c| c.to_string())
+            .collect();
+        let frame = reader.with_columns(Some(read)).finish()?;
+        Ok((names, frame))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

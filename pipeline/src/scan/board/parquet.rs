@@ -20,7 +20,6 @@
 //!
 //! Rows are counted from 1: `tasks.parquet: row 3: column "completed_at": …`.
 
-use std::io::Cursor;
 use std::path::Path;
 
 use jiff::tz::TimeZone;
@@ -47,18 +46,9 @@ const LISTS: [&str; 3] = ["reopened_at", "followups", "labels"];
 
 pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone) -> Result<Vec<Task>, BoardError> {
     let unreadable = |e: PolarsError| BoardError::format(path, format!("not a readable Parquet file: {e}"));
-    let frame = crate::scan::input::decode_guarded(|| -> PolarsResult<DataFrame> {
-        let mut reader = ParquetReader::new(Cursor::new(bytes));
-        let names: Vec<String> = reader.schema()?.iter_names().map(|n| n.to_string()).collect();
-        let read: Vec<String> = COLUMNS
-            .iter()
-            .filter(|c| names.iter().any(|n| n == *c))
-            .map(|c| c.to_string())
-            .collect();
-        reader.with_columns(Some(read)).finish()
-    });
+    let frame = crate::scan::input::read_parquet_columns(bytes, &COLUMNS);
     let frame = match frame {
-        Some(frame) => frame.map_err(unreadable)?,
+        Some(read) => read.map_err(unreadable)?.1,
         None => {
             return Err(BoardError::format(
                 path,

@@ -1,5 +1,6 @@
 //! CSV exports read as raw records: columns are found by name (a name may repeat, as Jira's `Labels` does).
 
+use crate::scan::input::LineCounter;
 use std::path::Path;
 
 use csv::StringRecord;
@@ -90,37 +91,6 @@ impl Table {
         (0..self.headers.len())
             .filter(|&i| self.headers[i].eq_ignore_ascii_case(name))
             .collect()
-    }
-}
-
-/// Line numbers of byte offsets (the csv crate's own line count lags by one after a CRLF terminator).
-struct LineCounter<'b> {
-    bytes: &'b [u8],
-    offset: usize,
-    line: u64,
-}
-
-impl<'b> LineCounter<'b> {
-    fn new(bytes: &'b [u8]) -> Self {
-        LineCounter {
-            bytes,
-            offset: 0,
-            line: 1,
-        }
-    }
-
-    /// The 1-based line of the first byte at or after `offset` that is not a line terminator (offsets must not
-    /// decrease between calls).
-    fn line_at(&mut self, offset: u64) -> u64 {
-        let mut start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
-        while start < self.bytes.len() && matches!(self.bytes[start], b'\r' | b'\n') {
-            start += 1;
-        }
-        if start >= self.offset {
-            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.offset..start]).count() as u64;
-            self.offset = start;
-        }
-        self.line
     }
 }
 

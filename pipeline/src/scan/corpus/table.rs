@@ -25,10 +25,11 @@
 //! cell may span lines), `corpus.parquet: row 3, column "correct": …`.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Cursor;
 use std::path::Path;
 
 use polars::prelude::*;
+
+use crate::scan::input::LineCounter;
 
 use super::{ABSENT, Column, Corpus, CorpusError, InvalidPolicy, InvalidReason, ReadStats, format_number, line_hash};
 
@@ -397,37 +398,6 @@ pub(super) fn read_csv(path: &Path, bytes: &[u8], policy: InvalidPolicy) -> Resu
     Ok(builder.finish())
 }
 
-/// Line numbers of byte offsets (the csv crate's own line count lags by one after a CRLF terminator).
-struct LineCounter<'b> {
-    bytes: &'b [u8],
-    offset: usize,
-    line: u64,
-}
-
-impl<'b> LineCounter<'b> {
-    fn new(bytes: &'b [u8]) -> Self {
-        LineCounter {
-            bytes,
-            offset: 0,
-            line: 1,
-        }
-    }
-
-    /// The 1-based line of the first byte at or after `offset` that is not a line terminator (offsets must not
-    /// decrease between calls).
-    fn line_at(&mut self, offset: u64) -> u64 {
-        let mut start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
-        while start < self.bytes.len() && matches!(self.bytes[start], b'\r' | b'\n') {
-            start += 1;
-        }
-        if start >= self.offset {
-            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.offset..start]).count() as u64;
-            self.offset = start;
-        }
-        self.line
-    }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Parquet
 
@@ -458,17 +428,7 @@ impl Source {
 /// [`CorpusError::Table`]; a panic inside the Parquet decoder (a damaged file it does not guard against) too.
 pub(super) fn read_parquet(path: &Path, bytes: &[u8], policy: InvalidPolicy) -> Result<Corpus, CorpusError> {
     let unreadable = |e: PolarsError| table_error(path, format!("not a readable Parquet file: {e}"));
-    let frame = crate::scan::input::decode_guarded(|| -> Result<(Vec<String>, DataFrame), PolarsError> {
-        let mut reader = ParquetReader::new(Cursor::new(bytes));
-        let names: Vec<String> = reader.schema()?.iter_names().map(|n| n.to_string()).collect();
-        let read: Vec<String> = COLUMNS
-            .iter()
-            .filter(|c| names.iter().any(|n| n == *c))
-            .map(|c| c.to_string())
-            .collect();
-        let frame = reader.with_columns(Some(read)).finish()?;
-        Ok((names, frame))
-    });
+    let frame = crate::scan::input::read_parquet_columns(bytes, &COLUMNS);
     let (names, frame) = match frame {
         Some(read) => read.map_err(unreadable)?,
         None => {
