@@ -38,12 +38,29 @@ fn main() -> ExitCode {
         Command::P2 { action, mut args, json } => {
             args.progress = progress;
             if let Some(P2Action::Audit { per_stratum, out }) = action {
+                if let Err(error) = commands::p2::resolve_repositories(&mut args).and_then(|many| match many {
+                    Some(_) => Err(commands::CommandError::Input(
+                        "phase0 p2 audit samples one repository: give one --repo".to_string(),
+                    )),
+                    None => Ok(()),
+                }) {
+                    return print_outcome(Err(error), false);
+                }
                 let args = commands::p2_audit::P2AuditArgs {
                     p2: args,
                     per_stratum,
                     sheet: out,
                 };
                 return print_outcome(commands::p2_audit::write(&args).map(|o| (o.summary, Vec::new())), false);
+            }
+            let many = match commands::p2::resolve_repositories(&mut args) {
+                Ok(many) => many,
+                Err(error) => return print_outcome(Err(error), json),
+            };
+            if let Some(repos) = many {
+                let outcome = commands::pool::run_many(&args, &repos)
+                    .map(|o| (o.summary + &commands::reports_line(&args.out), o.json));
+                return print_outcome(outcome, json);
             }
             let outcome = commands::p2::run(&args).map(|o| {
                 if let Some(hint) = o.hint.filter(|_| args.progress) {
@@ -53,6 +70,10 @@ fn main() -> ExitCode {
             });
             print_outcome(outcome, json)
         }
+        Command::Pool { args, json } => print_outcome(
+            commands::pool::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
+            json,
+        ),
         Command::P3 { args, json } => print_outcome(
             commands::p3::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
             json,

@@ -15,8 +15,15 @@ use crate::scan::git::{self, HeadState, WalkOptions};
 /// The options of `phase0 p2` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P2Args {
-    /// The repository to scan (a work tree, a directory inside one, or a bare repository).
-    #[arg(long, default_value = ".", global = true, help_heading = "History")]
+    /// The repository to scan (a work tree, a directory inside one, or a bare repository); default `.`. Repeat it
+    /// to scan several and pool them (each one's reports go to OUT/repo=<name>/); `NAME=PATH` names one.
+    #[arg(long = "repo", value_name = "PATH", global = true, help_heading = "History")]
+    pub repos: Vec<String>,
+    /// A file listing the repositories to scan and pool, one per line (`PATH` or `NAME=PATH`; `#` comments).
+    #[arg(long = "repos", value_name = "FILE", global = true, help_heading = "History")]
+    pub repos_file: Option<PathBuf>,
+    /// The one repository a run scans ([`resolve_repositories`] sets it from `--repo`).
+    #[arg(skip = PathBuf::from("."))]
     pub repo: PathBuf,
     /// Walk the history reachable from this revision.
     #[arg(long, default_value = "HEAD", global = true, help_heading = "History")]
@@ -55,6 +62,22 @@ pub struct P2Args {
     /// The repository's name in audit sheets (owner/name); default from the path.
     #[arg(long, global = true)]
     pub name: Option<String>,
+}
+
+/// Several repositories (`--repo` given more than once, or `--repos FILE`): their list, every path checked. One:
+/// `args.repo` (and, for `NAME=PATH`, `args.name`) set from it, and `None`.
+pub fn resolve_repositories(args: &mut P2Args) -> Result<Option<Vec<super::pool::NamedRepo>>, CommandError> {
+    if args.repos_file.is_some() || args.repos.len() > 1 {
+        return super::pool::repositories(&args.repos, args.repos_file.as_deref()).map(Some);
+    }
+    if let Some(value) = args.repos.first() {
+        let named = super::pool::parse_repo(value);
+        if value.split_once('=').is_some_and(|(name, _)| name == named.name) && args.name.is_none() {
+            args.name = Some(named.name);
+        }
+        args.repo = named.path;
+    }
+    Ok(None)
 }
 
 /// What a run produced.
@@ -249,6 +272,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         None => envelope::generated_at(None, None, newest).map_err(|e| input(&e))?,
     };
     let repository = RepositorySummary {
+        name: super::p2_audit::repo_name(&args.repo, args.name.as_deref()),
         path: args.repo.display().to_string(),
         rev: history.rev.clone(),
         tip: history.tip.map(|id| id.to_string()),

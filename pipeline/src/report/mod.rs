@@ -4,6 +4,7 @@
 pub mod envelope;
 pub mod p1;
 pub mod p2;
+pub mod p2_pool;
 pub mod p3;
 pub mod parquet;
 pub mod plots;

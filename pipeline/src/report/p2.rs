@@ -80,6 +80,9 @@ pub struct P2Report {
 /// The repository and the part of its history that was walked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RepositorySummary {
+    /// `--name`, else from the path (`owner/name` for `…/owner+name/repo`, else the directory's name): the key of
+    /// the repository in pooled runs and audit sheets.
+    pub name: String,
     /// As given on the command line.
     pub path: String,
     pub rev: String,
