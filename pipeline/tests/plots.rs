@@ -203,10 +203,16 @@ fn p2_forest_has_a_whisker_per_repository_a_diamond_for_the_pool_and_the_thresho
     // Six repositories, then the pooled row (y 44 + 6.5·28 = 226): a diamond from 7.5% to 76.4% (x 242.36..449.26)
     // with its point at 33.8% (x 321.44).
     assert!(svg.contains(">33.8% [7.5%, 76.4%] (235/695)</text>"), "{svg}");
-    assert!(svg.contains(r#"<polygon points="242.36,226.00 321.44,218.00 449.26,226.00 321.44,234.00""#), "{svg}");
+    assert!(
+        svg.contains(r#"<polygon points="242.36,226.00 321.44,218.00 449.26,226.00 321.44,234.00""#),
+        "{svg}"
+    );
     // The repository without classified failures is drawn as undefined; the threshold (5%: x 235) spans every row.
     assert!(svg.contains(">undefined (0/0)</text>"));
-    assert!(svg.contains(r##"<line x1="235.00" y1="44.00" x2="235.00" y2="240.00" stroke="#d62728""##), "{svg}");
+    assert!(
+        svg.contains(r##"<line x1="235.00" y1="44.00" x2="235.00" y2="240.00" stroke="#d62728""##),
+        "{svg}"
+    );
 }
 
 fn task(id: &str, censored: bool) -> TaskRow {

@@ -76,7 +76,13 @@ fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_th
     ];
     let outcome = pool::run_many(&p2_args(&out), &repos).unwrap();
     for partition in ["repo=acme%2Fwhole", "repo=second"] {
-        for file in ["p2.json", "p2.md", "p2-failures.csv", "p2-failures.parquet", "manifest.json"] {
+        for file in [
+            "p2.json",
+            "p2.md",
+            "p2-failures.csv",
+            "p2-failures.parquet",
+            "manifest.json",
+        ] {
             assert!(out.join(partition).join(file).is_file(), "{partition}/{file}");
         }
     }
@@ -102,9 +108,16 @@ fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_th
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["acme/whole", "second"]);
-    assert!(outcome.summary.contains("P2 gate buckets over 2 repositories"), "{}", outcome.summary);
+    assert!(
+        outcome.summary.contains("P2 gate buckets over 2 repositories"),
+        "{}",
+        outcome.summary
+    );
     assert_eq!(
-        std::fs::read_to_string(out.join("p2-repositories.csv")).unwrap().lines().next(),
+        std::fs::read_to_string(out.join("p2-repositories.csv"))
+            .unwrap()
+            .lines()
+            .next(),
         Some(
             "repository,path,status,commits,failures,classified,ci,human_review,self_reflection,ambiguous,share,\
              share_lo,share_hi,verdict"
@@ -175,7 +188,10 @@ fn bad_partitions_are_refused_naming_the_file() {
     std::fs::write(&failures, pipeline::report::parquet::bytes(&mut other).unwrap()).unwrap();
     let message = error(vec![a.clone(), b.clone()]);
     assert!(
-        message.starts_with(&format!("{}: counts 1 total failures, but p2.json says", failures.display())),
+        message.starts_with(&format!(
+            "{}: counts 1 total failures, but p2.json says",
+            failures.display()
+        )),
         "{message}"
     );
     // A damaged table.
@@ -193,14 +209,15 @@ fn bad_partitions_are_refused_naming_the_file() {
     let mut report = json(&json_path);
     report["prereg"]["sha256"] = "0".repeat(64).into();
     std::fs::write(&json_path, serde_json::to_vec(&report).unwrap()).unwrap();
+    assert!(error(vec![a.clone(), b.clone()]).starts_with(&format!(
+        "{}: decided under experiments/p2.toml (embedded) (sha256 {})",
+        b.display(),
+        "0".repeat(64)
+    )));
     assert!(
-        error(vec![a.clone(), b.clone()]).starts_with(&format!(
-            "{}: decided under experiments/p2.toml (embedded) (sha256 {})",
-            b.display(),
-            "0".repeat(64)
-        ))
+        !pooled.join("p2-pooled.json").exists(),
+        "nothing is written when a partition is refused"
     );
-    assert!(!pooled.join("p2-pooled.json").exists(), "nothing is written when a partition is refused");
 }
 
 /// The interval's coverage on simulated repositories with a known between-repository effect: 10 repositories with
@@ -235,7 +252,10 @@ fn the_pooled_interval_covers_a_known_share_at_about_its_nominal_rate() {
     assert!((0.92..=0.97).contains(&rate), "coverage {rate}");
     assert_eq!(covered, COVERED);
     // The binomial interval, as if failures were independent, misses most of the time.
-    assert!(f64::from(naive_covered) / f64::from(simulations) < 0.5, "{naive_covered}");
+    assert!(
+        f64::from(naive_covered) / f64::from(simulations) < 0.5,
+        "{naive_covered}"
+    );
 }
 
 /// Pinned: the count of covering intervals the seeded simulation gives (a change to the interval shows here).

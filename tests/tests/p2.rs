@@ -428,13 +428,26 @@ fn several_repositories_are_pooled_and_a_bad_list_is_refused_before_any_scan() {
     let out = sandbox.path().join("out");
     let repo = repo.to_str().unwrap();
     let output = p2(
-        &["--repo", &format!("one={repo}"), "--repo", &format!("two={repo}"), "--as-of", "2026-11-21"],
+        &[
+            "--repo",
+            &format!("one={repo}"),
+            "--repo",
+            &format!("two={repo}"),
+            "--as-of",
+            "2026-11-21",
+        ],
         &out,
     );
     let stdout = e2e::stdout_of_success(&output);
-    assert!(stdout.starts_with("P2 gate buckets over 2 repositories — kill condition"), "{stdout}");
+    assert!(
+        stdout.starts_with("P2 gate buckets over 2 repositories — kill condition"),
+        "{stdout}"
+    );
     assert!(stdout.contains("\n  one  ") && stdout.contains("\n  two  "), "{stdout}");
-    assert!(stdout.contains("\n  interval        design effect 1.00 over 2 repositories"), "{stdout}");
+    assert!(
+        stdout.contains("\n  interval        design effect 1.00 over 2 repositories"),
+        "{stdout}"
+    );
     assert!(out.join("repo=one/p2.json").is_file() && out.join("p2-pooled.md").is_file());
 
     let list = sandbox.path().join("repos.txt");

@@ -96,10 +96,7 @@ pub fn parse_repo(value: &str) -> NamedRepo {
 /// `#` comments skipped). Every path must exist and every name be unique: checked before any scan starts, with
 /// the file and line of the offending entry.
 pub fn repositories(values: &[String], file: Option<&Path>) -> Result<Vec<NamedRepo>, CommandError> {
-    let mut entries: Vec<(String, NamedRepo)> = values
-        .iter()
-        .map(|v| (format!("--repo {v}"), parse_repo(v)))
-        .collect();
+    let mut entries: Vec<(String, NamedRepo)> = values.iter().map(|v| (format!("--repo {v}"), parse_repo(v))).collect();
     if let Some(file) = file {
         let text = crate::scan::input::read_text(file)
             .map_err(|e| CommandError::Input(format!("{}: cannot read the repository list: {e}", file.display())))?;
@@ -187,7 +184,13 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
     let mut partitions = Vec::with_capacity(repos.len());
     for (i, repo) in repos.iter().enumerate() {
         if args.progress {
-            eprintln!("phase0: [{}/{}] {} ({})", i + 1, repos.len(), repo.name, repo.path.display());
+            eprintln!(
+                "phase0: [{}/{}] {} ({})",
+                i + 1,
+                repos.len(),
+                repo.name,
+                repo.path.display()
+            );
         }
         let dir = args.out.join(partition_dir(&repo.name));
         let one = P2Args {
@@ -290,8 +293,8 @@ fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
         .or_else(|| name_of_partition_dir(dir))
         .unwrap_or_else(|| super::p2_audit::repo_name(Path::new(&path), None));
     let parquet_path = dir.join(single::FAILURES_PARQUET);
-    let parquet_bytes = std::fs::read(&parquet_path)
-        .map_err(|e| bad(single::FAILURES_PARQUET, format!("cannot read it: {e}")))?;
+    let parquet_bytes =
+        std::fs::read(&parquet_path).map_err(|e| bad(single::FAILURES_PARQUET, format!("cannot read it: {e}")))?;
     let wanted = ["bucket", "floor_flagged"];
     let (columns, mut frame) = crate::scan::input::read_parquet_columns(&parquet_bytes, &wanted)
         .ok_or_else(|| bad(single::FAILURES_PARQUET, "not a readable Parquet file".to_string()))?
@@ -414,7 +417,10 @@ fn pool_partitions(dirs: &[PathBuf], args: &PoolArgs) -> Result<PoolOutcome, Com
         (render::POOLED_MD.to_string(), markdown.into_bytes()),
         (render::REPOSITORIES_CSV.to_string(), csv),
         (render::REPOSITORIES_PARQUET.to_string(), parquet),
-        (render::FOREST_SVG.to_string(), render::forest_svg(analysis).into_bytes()),
+        (
+            render::FOREST_SVG.to_string(),
+            render::forest_svg(analysis).into_bytes(),
+        ),
     ];
     let written = write_report_set(&args.out, &files)?;
     Ok(PoolOutcome {
@@ -438,7 +444,10 @@ mod tests {
             }
         );
         assert_eq!(parse_repo("o/n=../x").name, "o/n");
-        assert_eq!(parse_repo("/work/.mirror/steveyegge+beads/repo").name, "steveyegge/beads");
+        assert_eq!(
+            parse_repo("/work/.mirror/steveyegge+beads/repo").name,
+            "steveyegge/beads"
+        );
         // Not a name before the `=`: the whole value is a path.
         assert_eq!(parse_repo("./a=b").path, PathBuf::from("./a=b"));
         assert_eq!(parse_repo("/src/x=y").path, PathBuf::from("/src/x=y"));
@@ -472,14 +481,24 @@ mod tests {
             repos.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
             ["first", "a"]
         );
-        std::fs::write(&list, format!("{}\nother={}\n", a.display(), dir.path().join("nope").display())).unwrap();
+        std::fs::write(
+            &list,
+            format!("{}\nother={}\n", a.display(), dir.path().join("nope").display()),
+        )
+        .unwrap();
         let error = repositories(&[], Some(&list)).unwrap_err().to_string();
         assert_eq!(
             error,
-            format!("{}:2: {} does not exist", list.display(), dir.path().join("nope").display())
+            format!(
+                "{}:2: {} does not exist",
+                list.display(),
+                dir.path().join("nope").display()
+            )
         );
         std::fs::write(&list, format!("{}\n", a.display())).unwrap();
-        let error = repositories(&[a.display().to_string()], Some(&list)).unwrap_err().to_string();
+        let error = repositories(&[a.display().to_string()], Some(&list))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             format!(
@@ -489,6 +508,11 @@ mod tests {
             )
         );
         std::fs::write(&list, "# nothing\n").unwrap();
-        assert!(repositories(&[], Some(&list)).unwrap_err().to_string().ends_with("lists no repository (one path, or NAME=PATH, per line)"));
+        assert!(
+            repositories(&[], Some(&list))
+                .unwrap_err()
+                .to_string()
+                .ends_with("lists no repository (one path, or NAME=PATH, per line)")
+        );
     }
 }

@@ -171,7 +171,10 @@ pub fn buckets_by_repository(
         .map_err(error)?;
     let repos = counted.column("repo").and_then(|c| c.str()).map_err(error)?;
     let buckets = counted.column("bucket").and_then(|c| c.str()).map_err(error)?;
-    let counts = counted.column("floor_flagged_count").and_then(|c| c.idx()).map_err(error)?;
+    let counts = counted
+        .column("floor_flagged_count")
+        .and_then(|c| c.idx())
+        .map_err(error)?;
     for ((repo, bucket), count) in repos.iter().zip(buckets.iter()).zip(counts.iter()) {
         let (Some(repo), Some(count)) = (repo, count) else {
             continue;
@@ -193,7 +196,9 @@ pub fn buckets_by_repository(
         entry.classified = entry.total - entry.ambiguous;
     }
     let flags = failures.column("floor_flagged").and_then(|c| c.bool()).map_err(error)?;
-    let flagged = failures.filter(&flags.fill_null_with_values(false).map_err(error)?).map_err(error)?;
+    let flagged = failures
+        .filter(&flags.fill_null_with_values(false).map_err(error)?)
+        .map_err(error)?;
     let flagged = flagged
         .group_by(["repo"])
         .and_then(|g| g.select(["bucket"]).count())

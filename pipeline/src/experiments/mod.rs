@@ -46,7 +46,12 @@ pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdic
 
 /// [`decide_share`] on a given interval of the share (`None`: it has none), such as a share pooled over
 /// repositories with an interval that accounts for them.
-pub fn decide_share_on(successes: u64, n: u64, share: Option<crate::stats::Interval>, rule: &ShareRule<'_>) -> ShareVerdict {
+pub fn decide_share_on(
+    successes: u64,
+    n: u64,
+    share: Option<crate::stats::Interval>,
+    rule: &ShareRule<'_>,
+) -> ShareVerdict {
     let verdict = |kind, reason: String, n_still_needed| ShareVerdict {
         kind,
         reasons: vec![reason],

@@ -203,14 +203,24 @@ mod tests {
         let names: Vec<&str> = pooled.repositories.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "d", "e"]);
         assert_eq!(pooled.method, PoolMethod::DesignEffectWilson);
-        assert_eq!((pooled.counts.self_reflection, pooled.counts.classified, pooled.counts.ambiguous), (235, 695, 15));
+        assert_eq!(
+            (
+                pooled.counts.self_reflection,
+                pooled.counts.classified,
+                pooled.counts.ambiguous
+            ),
+            (235, 695, 15)
+        );
         let share = pooled.self_reflection.unwrap();
         assert!((share.lo - 0.0745221296318).abs() < 1e-9 && (share.hi - 0.764215604789).abs() < 1e-9);
         let naive = pooled.naive.unwrap();
         assert!(naive.lo > 0.30 && naive.hi < 0.38, "{naive:?}");
         assert_eq!(pooled.verdict.kind, crate::prereg::VerdictKind::Pass);
         // Each repository keeps its own verdict: `a` (12 of 200 = 6.0%) straddles the threshold, `d` passes.
-        assert_eq!(pooled.repositories[0].verdict.kind, crate::prereg::VerdictKind::Inconclusive);
+        assert_eq!(
+            pooled.repositories[0].verdict.kind,
+            crate::prereg::VerdictKind::Inconclusive
+        );
         assert_eq!(pooled.repositories[3].verdict.kind, crate::prereg::VerdictKind::Pass);
     }
 

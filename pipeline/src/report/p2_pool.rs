@@ -55,7 +55,11 @@ pub fn formatted(a: &PooledAnalysis) -> serde_json::Value {
     })
 }
 
-pub fn markdown(template: &str, envelope: &Envelope<PooledReport>, spec: &crate::prereg::P2Spec) -> Result<String, TemplateError> {
+pub fn markdown(
+    template: &str,
+    envelope: &Envelope<PooledReport>,
+    spec: &crate::prereg::P2Spec,
+) -> Result<String, TemplateError> {
     #[derive(Serialize)]
     struct View<'a> {
         prereg_title: &'a str,
@@ -104,7 +108,9 @@ fn repositories_frame(a: &PooledAnalysis) -> PolarsResult<DataFrame> {
     let x = |name: &str, f: &dyn Fn(&crate::stats::Interval) -> f64| -> Column {
         Column::new(
             name.into(),
-            rows.iter().map(|r| r.self_reflection.as_ref().map(f)).collect::<Vec<Option<f64>>>(),
+            rows.iter()
+                .map(|r| r.self_reflection.as_ref().map(f))
+                .collect::<Vec<Option<f64>>>(),
         )
     };
     DataFrame::new(
@@ -204,14 +210,18 @@ pub fn forest_svg(a: &PooledAnalysis) -> String {
             "diamond: the pooled share and its {level} design-effect interval over {} repositories",
             a.design.map_or(0, |d| d.clusters)
         ),
-        PoolMethod::OneRepository => format!("diamond: the pooled share (one repository: its own {level} Wilson interval)"),
+        PoolMethod::OneRepository => {
+            format!("diamond: the pooled share (one repository: its own {level} Wilson interval)")
+        }
         PoolMethod::Undefined => "diamond: the pooled share (undefined: no classified failure)".to_string(),
     };
     super::svg::forest(&super::svg::ForestPlot {
         title: "P2 only-self-reflection share by repository",
         rows: &rows,
         threshold: (a.threshold, format!("kill threshold: {:.1}%", a.threshold * 100.0)),
-        row_legend: format!("dot and whisker: a repository's share of its classified failures, Wilson {level} interval"),
+        row_legend: format!(
+            "dot and whisker: a repository's share of its classified failures, Wilson {level} interval"
+        ),
         pooled_legend,
         notes: vec!["label: share [interval] (self-reflection/classified)".to_string()],
     })
@@ -238,7 +248,11 @@ pub fn stdout_block(envelope: &Envelope<PooledReport>, spec: &crate::prereg::P2S
             if r.status == "ok" {
                 String::new()
             } else {
-                format!(" ({}{})", r.status, r.error_code.as_deref().map(|c| format!(": {c}")).unwrap_or_default())
+                format!(
+                    " ({}{})",
+                    r.status,
+                    r.error_code.as_deref().map(|c| format!(": {c}")).unwrap_or_default()
+                )
             }
         ));
     }

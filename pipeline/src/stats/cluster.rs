@@ -155,7 +155,9 @@ mod tests {
     fn clusters_without_trials_are_left_out_and_one_cluster_has_no_pooled_interval() {
         assert_eq!(pooled_share(&[(3, 10), (0, 0)], 0.05).unwrap(), None);
         assert_eq!(pooled_share(&[], 0.05).unwrap(), None);
-        let with_empty = pooled_share(&[(10, 100), (0, 0), (20, 200), (30, 300)], 0.05).unwrap().unwrap();
+        let with_empty = pooled_share(&[(10, 100), (0, 0), (20, 200), (30, 300)], 0.05)
+            .unwrap()
+            .unwrap();
         let without = pooled_share(&[(10, 100), (20, 200), (30, 300)], 0.05).unwrap().unwrap();
         assert_eq!(with_empty, without);
     }
@@ -166,6 +168,9 @@ mod tests {
             pooled_share(&[(11, 10), (1, 2)], 0.05),
             Err(StatsError::SuccessesExceedTrials { successes: 11, n: 10 })
         ));
-        assert!(matches!(pooled_share(&[(1, 10), (1, 2)], 1.0), Err(StatsError::Parameter { .. })));
+        assert!(matches!(
+            pooled_share(&[(1, 10), (1, 2)], 1.0),
+            Err(StatsError::Parameter { .. })
+        ));
     }
 }
