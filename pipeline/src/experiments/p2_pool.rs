@@ -16,15 +16,8 @@ use crate::stats::{self, Interval, PooledShare};
 /// One repository's part of a pooled run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RepositoryRow {
-    /// `owner/name` or `name`: the partition's key.
-    pub name: String,
-    /// The repository's path as its own run was given it.
-    pub path: String,
-    /// Its report's status (`complete`, `partial`) and error code.
-    pub status: String,
-    pub error_code: Option<String>,
-    pub commits_walked: u64,
-    pub counts: Buckets,
+    #[serde(flatten)]
+    pub repository: RepositoryCounts,
     /// Of its classified failures, with the Wilson interval.
     pub self_reflection: Option<Interval>,
     /// Its own verdict under the same pre-registration.
@@ -82,10 +75,13 @@ pub struct PooledAnalysis {
 }
 
 /// A repository's name, path, status and bucket counts, before pooling.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RepositoryCounts {
+    /// `owner/name` or `name`: the partition's key.
     pub name: String,
+    /// The repository's path as its own run was given it.
     pub path: String,
+    /// Its report's status (`ok`, `partial`) and error code.
     pub status: String,
     pub error_code: Option<String>,
     pub commits_walked: u64,
@@ -138,12 +134,7 @@ pub fn pool(mut repositories: Vec<RepositoryCounts>, spec: &P2Spec) -> PooledAna
         .map(|r| RepositoryRow {
             self_reflection: wilson(r.counts.self_reflection, r.counts.classified, spec.alpha),
             verdict: super::p2::decide(r.counts.self_reflection, r.counts.classified, spec),
-            name: r.name,
-            path: r.path,
-            status: r.status,
-            error_code: r.error_code,
-            commits_walked: r.commits_walked,
-            counts: r.counts,
+            repository: r,
         })
         .collect();
     PooledAnalysis {
@@ -200,7 +191,7 @@ mod tests {
             ],
             &spec,
         );
-        let names: Vec<&str> = pooled.repositories.iter().map(|r| r.name.as_str()).collect();
+        let names: Vec<&str> = pooled.repositories.iter().map(|r| r.repository.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "d", "e"]);
         assert_eq!(pooled.method, PoolMethod::DesignEffectWilson);
         assert_eq!(

@@ -39,15 +39,15 @@ pub fn formatted(a: &PooledAnalysis) -> serde_json::Value {
         "threshold": format!("{:.1}%", a.threshold * 100.0),
         "decided": decided,
         "repositories": a.repositories.iter().map(|r| serde_json::json!({
-            "name": r.name,
-            "status": r.status,
-            "commits": r.commits_walked,
-            "total": r.counts.total,
-            "classified": r.counts.classified,
-            "ci": r.counts.ci,
-            "human_review": r.counts.human_review,
-            "self_reflection": r.counts.self_reflection,
-            "ambiguous": r.counts.ambiguous,
+            "name": r.repository.name,
+            "status": r.repository.status,
+            "commits": r.repository.commits_walked,
+            "total": r.repository.counts.total,
+            "classified": r.repository.counts.classified,
+            "ci": r.repository.counts.ci,
+            "human_review": r.repository.counts.human_review,
+            "self_reflection": r.repository.counts.self_reflection,
+            "ambiguous": r.repository.counts.ambiguous,
             "share": percent(&r.self_reflection),
             "share_ci": percent_ci(&r.self_reflection),
             "verdict": r.verdict.kind.to_string(),
@@ -78,10 +78,7 @@ pub fn markdown(
     let view = View {
         prereg_title: &spec.title,
         kill_text: &spec.kill.text,
-        generated_at: envelope
-            .generated_at
-            .as_deref()
-            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        generated_at: envelope.generated_at_text(),
         prereg_path: &envelope.prereg.path,
         prereg_sha256: &envelope.prereg.sha256,
         status: envelope.status,
@@ -116,16 +113,16 @@ fn repositories_frame(a: &PooledAnalysis) -> PolarsResult<DataFrame> {
     DataFrame::new(
         rows.len(),
         vec![
-            s("repository", &|r| r.name.clone()),
-            s("path", &|r| r.path.clone()),
-            s("status", &|r| r.status.clone()),
-            u("commits", &|r| r.commits_walked),
-            u("failures", &|r| r.counts.total),
-            u("classified", &|r| r.counts.classified),
-            u("ci", &|r| r.counts.ci),
-            u("human_review", &|r| r.counts.human_review),
-            u("self_reflection", &|r| r.counts.self_reflection),
-            u("ambiguous", &|r| r.counts.ambiguous),
+            s("repository", &|r| r.repository.name.clone()),
+            s("path", &|r| r.repository.path.clone()),
+            s("status", &|r| r.repository.status.clone()),
+            u("commits", &|r| r.repository.commits_walked),
+            u("failures", &|r| r.repository.counts.total),
+            u("classified", &|r| r.repository.counts.classified),
+            u("ci", &|r| r.repository.counts.ci),
+            u("human_review", &|r| r.repository.counts.human_review),
+            u("self_reflection", &|r| r.repository.counts.self_reflection),
+            u("ambiguous", &|r| r.repository.counts.ambiguous),
             x("share", &|i| i.estimate),
             x("share_lo", &|i| i.lo),
             x("share_hi", &|i| i.hi),
@@ -165,12 +162,12 @@ pub fn repositories_csv(a: &PooledAnalysis) -> Result<Vec<u8>, csv::Error> {
     ])?;
     let float = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.6}"));
     for r in &a.repositories {
-        let c = &r.counts;
+        let c = &r.repository.counts;
         writer.write_record([
-            r.name.clone(),
-            r.path.clone(),
-            r.status.clone(),
-            r.commits_walked.to_string(),
+            r.repository.name.clone(),
+            r.repository.path.clone(),
+            r.repository.status.clone(),
+            r.repository.commits_walked.to_string(),
             c.total.to_string(),
             c.classified.to_string(),
             c.ci.to_string(),
@@ -193,9 +190,12 @@ pub fn forest_svg(a: &PooledAnalysis) -> String {
         .repositories
         .iter()
         .map(|r| super::svg::ForestRow {
-            label: r.name.clone(),
+            label: r.repository.name.clone(),
             share: r.self_reflection,
-            count: format!("{}/{}", r.counts.self_reflection, r.counts.classified),
+            count: format!(
+                "{}/{}",
+                r.repository.counts.self_reflection, r.repository.counts.classified
+            ),
             pooled: false,
         })
         .collect();
@@ -235,31 +235,38 @@ pub fn stdout_block(envelope: &Envelope<PooledReport>, spec: &crate::prereg::P2S
         super::count(a.repositories.len() as u64, "repository", "repositories"),
         spec.kill.text
     );
-    let width = a.repositories.iter().map(|r| r.name.len()).max().unwrap_or(0).max(12);
+    let width = a
+        .repositories
+        .iter()
+        .map(|r| r.repository.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(12);
     for r in &a.repositories {
         out.push_str(&format!(
             "  {:<width$}  {:<12} self-reflection {} of {} classified = {} {}{}\n",
-            r.name,
+            r.repository.name,
             r.verdict.kind.to_string(),
-            r.counts.self_reflection,
-            r.counts.classified,
+            r.repository.counts.self_reflection,
+            r.repository.counts.classified,
             percent(&r.self_reflection),
             percent_ci(&r.self_reflection),
-            if r.status == "ok" {
+            if r.repository.status == "ok" {
                 String::new()
             } else {
                 format!(
                     " ({}{})",
-                    r.status,
-                    r.error_code.as_deref().map(|c| format!(": {c}")).unwrap_or_default()
+                    r.repository.status,
+                    r.repository
+                        .error_code
+                        .as_deref()
+                        .map(|c| format!(": {c}"))
+                        .unwrap_or_default()
                 )
             }
         ));
     }
-    out.push_str(&format!(
-        "  failures        {}: ci {}, human review {}, self-reflection {}, ambiguous {}\n",
-        a.counts.total, a.counts.ci, a.counts.human_review, a.counts.self_reflection, a.counts.ambiguous
-    ));
+    out.push_str(&super::p2::failures_line(&a.counts));
     out.push_str(&format!(
         "  pooled          {} of {} classified = {} {}\n",
         a.counts.self_reflection,
@@ -278,12 +285,6 @@ pub fn stdout_block(envelope: &Envelope<PooledReport>, spec: &crate::prereg::P2S
         ),
         _ => format!("  interval        {}\n", a.method.meaning()),
     });
-    let needed = (a.verdict.n_still_needed > 0).then(|| {
-        format!(
-            "  failures needed {} more classified ({} in all)",
-            a.verdict.n_still_needed, a.verdict.n_required
-        )
-    });
-    super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
+    super::share_verdict_lines(&mut out, &a.verdict, "failures needed", "classified", &envelope.prereg);
     out
 }

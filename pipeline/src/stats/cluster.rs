@@ -89,22 +89,9 @@ pub fn pooled_share(clusters: &[(u64, u64)], alpha: f64) -> Result<Option<Pooled
             expected: "> 0",
         })?
         .inverse_cdf(1.0 - alpha / 2.0);
-    let c2 = critical * critical;
-    let denominator = 1.0 + c2 / effective_n;
-    let center = (p + c2 / (2.0 * effective_n)) / denominator;
-    let half = critical / denominator * (p * (1.0 - p) / effective_n + c2 / (4.0 * effective_n * effective_n)).sqrt();
-    let lo = if successes == 0 {
-        0.0
-    } else {
-        (center - half).clamp(0.0, 1.0)
-    };
-    let hi = if successes == trials {
-        1.0
-    } else {
-        (center + half).clamp(0.0, 1.0)
-    };
+    let share = super::proportion::wilson_on(p, effective_n, critical, successes == 0, successes == trials);
     Ok(Some(PooledShare {
-        share: Interval { estimate: p, lo, hi },
+        share,
         clusters: kept.len(),
         successes,
         trials,
