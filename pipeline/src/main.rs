@@ -20,6 +20,9 @@ fn main() -> ExitCode {
             print_partial(&outcome.text, outcome.partial())
         }
         Command::Weekly(mut args) => {
+            if !args.no_cache && args.cache.is_none() {
+                args.cache = commands::p2::user_cache_dir();
+            }
             // The clock only names the week when nothing else does; it never lands in a report.
             args.today = Some(jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date());
             args.progress = progress;
@@ -37,6 +40,9 @@ fn main() -> ExitCode {
         ),
         Command::P2 { action, mut args, json } => {
             args.progress = progress;
+            if !args.no_cache && args.cache.is_none() {
+                args.cache = commands::p2::user_cache_dir();
+            }
             if let Some(P2Action::Audit { per_stratum, out }) = action {
                 if let Err(error) = commands::p2::resolve_repositories(&mut args).and_then(|many| match many {
                     Some(_) => Err(commands::CommandError::Input(
@@ -58,15 +64,22 @@ fn main() -> ExitCode {
                 Err(error) => return print_outcome(Err(error), json),
             };
             if let Some(repos) = many {
-                let outcome = commands::pool::run_many(&args, &repos)
-                    .map(|o| (o.summary + &commands::reports_line(&args.out), o.json));
+                let outcome = commands::pool::run_many(&args, &repos).map(|o| {
+                    for warning in &o.warnings {
+                        eprintln!("phase0: warning: {warning}");
+                    }
+                    (o.summary + &o.cache_line + &commands::reports_line(&args.out), o.json)
+                });
                 return print_outcome(outcome, json);
             }
             let outcome = commands::p2::run(&args).map(|o| {
+                for warning in &o.warnings {
+                    eprintln!("phase0: warning: {warning}");
+                }
                 if let Some(hint) = o.hint.filter(|_| args.progress) {
                     eprintln!("{hint}");
                 }
-                (o.summary + &commands::reports_line(&args.out), o.json)
+                (o.summary + &o.cache_line + &commands::reports_line(&args.out), o.json)
             });
             print_outcome(outcome, json)
         }

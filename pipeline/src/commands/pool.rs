@@ -55,6 +55,10 @@ pub struct PoolOutcome {
     pub summary: String,
     pub json: Vec<u8>,
     pub written: Vec<PathBuf>,
+    /// Problems with the repositories' diff caches, for stderr (the reports do not depend on them).
+    pub warnings: Vec<String>,
+    /// How many diffs the repositories' caches answered, a line for stdout (empty without a cache).
+    pub cache_line: String,
 }
 
 /// A repository to scan: its name (the partition's key) and path.
@@ -182,6 +186,8 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
     super::template(args.templates.as_deref(), "p2.md.j2", single::P2_TEMPLATE)?;
     super::template(args.templates.as_deref(), "p2-pooled.md.j2", render::POOLED_TEMPLATE)?;
     let mut partitions = Vec::with_capacity(repos.len());
+    let mut warnings = Vec::new();
+    let (mut hits, mut computed) = (0, 0);
     for (i, repo) in repos.iter().enumerate() {
         if args.progress {
             eprintln!(
@@ -199,13 +205,18 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
             out: dir.clone(),
             ..args.clone()
         };
-        super::p2::run(&one).map_err(|error| match error {
+        let outcome = super::p2::run(&one).map_err(|error| match error {
             CommandError::Input(message) => CommandError::Input(format!("{}: {message}", repo.name)),
             other => other,
         })?;
+        warnings.extend(outcome.warnings.into_iter().map(|w| format!("{}: {w}", repo.name)));
+        if let Some((h, c)) = outcome.cache {
+            hits += h;
+            computed += c;
+        }
         partitions.push(dir);
     }
-    pool_partitions(
+    let mut pooled = pool_partitions(
         &partitions,
         &PoolArgs {
             dirs: vec![args.out.clone()],
@@ -215,7 +226,15 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
             source_date_epoch: args.source_date_epoch.clone(),
             templates: args.templates.clone(),
         },
-    )
+    )?;
+    if args.cache.is_some() {
+        pooled.cache_line.push_str(&format!(
+            "  diff cache      {hits} of {} diffs from the repositories' caches, {computed} computed\n",
+            hits + computed
+        ));
+    }
+    pooled.warnings = warnings;
+    Ok(pooled)
 }
 
 /// `phase0 pool DIR…`.
@@ -427,6 +446,8 @@ fn pool_partitions(dirs: &[PathBuf], args: &PoolArgs) -> Result<PoolOutcome, Com
         summary: render::stdout_block(&report, &prereg.spec),
         json,
         written,
+        warnings: Vec::new(),
+        cache_line: String::new(),
     })
 }
 
