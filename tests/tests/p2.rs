@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use e2e::{Sandbox, binary};
+use e2e::Sandbox;
 
 fn fixture(sandbox: &Sandbox) -> PathBuf {
     let repo = sandbox.path().join("history");
@@ -14,7 +14,7 @@ fn fixture(sandbox: &Sandbox) -> PathBuf {
 }
 
 fn p2(args: &[&str], out: &Path) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .arg("p2")
         .args(args)
         .arg("--out")
@@ -463,7 +463,7 @@ fn several_repositories_are_pooled_and_a_bad_list_is_refused_before_any_scan() {
 
     let empty = sandbox.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let output = Command::new(binary("phase0"))
+    let output = e2e::phase0()
         .args(["pool", empty.to_str().unwrap(), "--out"])
         .arg(sandbox.path().join("pooled"))
         .output()
