@@ -1,26 +1,11 @@
 //! P2's diff cache (issue 21, item 4): a rerun diffs only what it has not diffed before, the reports are the same
 //! bytes with a cold cache, a warm one and none, and a damaged cache is ignored with a warning.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 
 use pipeline::commands::p2::{P2Args, P2Outcome, run};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn fixture(dir: &Path) -> PathBuf {
-    let repo = dir.join("history");
-    let status = common::isolated("bash", dir, dir)
-        .arg(workspace().join("tests/fixtures/p2-history.sh"))
-        .arg(&repo)
-        .status()
-        .expect("bash runs");
-    assert!(status.success());
-    repo
-}
 
 fn p2(repo: &Path, out: &Path, cache: Option<&Path>) -> P2Outcome {
     run(&P2Args {
@@ -53,7 +38,7 @@ fn reports(out: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = fixture(dir.path());
+    let repo = common::p2_fixture(dir.path());
     let cache = dir.path().join("cache");
 
     let none = p2(&repo, &dir.path().join("none"), None);
@@ -78,21 +63,13 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     assert_eq!(none.summary, warm.summary);
 
     // One new commit, a fix of an earlier change: only the diffs that involve it are computed.
-    let git = |args: &[&str]| {
-        let status = common::isolated("git", &repo, dir.path())
-            .args(args)
-            .env("GIT_AUTHOR_DATE", "2026-06-01T12:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-06-01T12:00:00Z")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
     std::fs::write(repo.join("src/limit_extra.c"), "extra line 1 (checked)\nextra line 2\n").unwrap();
-    git(&["commit", "--quiet", "-am", "fix: limiter extra check"]);
+    common::git_at(
+        &repo,
+        dir.path(),
+        "2026-06-01T12:00:00Z",
+        &["commit", "--quiet", "-am", "fix: limiter extra check"],
+    );
     let grown = p2(&repo, &dir.path().join("grown"), Some(&cache));
     let (hits, computed) = grown.cache.unwrap();
     assert!(computed > 0 && computed <= 3, "computed {computed}");
@@ -105,7 +82,7 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
 #[test]
 fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = fixture(dir.path());
+    let repo = common::p2_fixture(dir.path());
     let cache = dir.path().join("cache");
     p2(&repo, &dir.path().join("cold"), Some(&cache));
     let file = std::fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
@@ -142,7 +119,7 @@ fn reports_hits_of_a_cold_run(repo: &Path, dir: &Path) -> u64 {
 fn a_weekly_rerun_after_one_new_commit_reads_the_rest_from_the_cache() {
     use pipeline::commands::weekly::{WeeklyArgs, run as weekly};
     let dir = tempfile::tempdir().unwrap();
-    let repo = fixture(dir.path());
+    let repo = common::p2_fixture(dir.path());
     let config = dir.path().join("weekly.toml");
     std::fs::write(&config, format!("[p2]\nrepo = {:?}\n", repo.display().to_string())).unwrap();
     let week = |out: &str, cache: Option<&Path>| {
@@ -159,17 +136,12 @@ fn a_weekly_rerun_after_one_new_commit_reads_the_rest_from_the_cache() {
     let cache = dir.path().join("cache");
     let first = week("first", Some(&cache));
     assert!(first.summary.contains(" computed\n"), "{}", first.summary);
-    let commit = common::isolated("git", &repo, dir.path())
-        .args(["commit", "--quiet", "--allow-empty", "-m", "docs: nothing"])
-        .env("GIT_AUTHOR_DATE", "2026-06-01T12:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-06-01T12:00:00Z")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .status()
-        .unwrap();
-    assert!(commit.success());
+    common::git_at(
+        &repo,
+        dir.path(),
+        "2026-06-01T12:00:00Z",
+        &["commit", "--quiet", "--allow-empty", "-m", "docs: nothing"],
+    );
     let second = week("second", Some(&cache));
     let line = second
         .summary

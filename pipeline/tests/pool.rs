@@ -12,22 +12,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Beta, Binomial, Distribution, LogNormal};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-/// The P2 fixture history (tests/fixtures/p2-history.sh) in `dir/history`.
-fn fixture(dir: &Path) -> PathBuf {
-    let repo = dir.join("history");
-    let status = common::isolated("bash", dir, dir)
-        .arg(workspace().join("tests/fixtures/p2-history.sh"))
-        .arg(&repo)
-        .status()
-        .expect("bash runs");
-    assert!(status.success());
-    repo
-}
-
 fn p2_args(out: &Path) -> P2Args {
     P2Args {
         rev: Some("HEAD".into()),
@@ -61,7 +45,7 @@ fn json(path: &Path) -> serde_json::Value {
 #[test]
 fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = fixture(dir.path());
+    let repo = common::p2_fixture(dir.path());
     let out = dir.path().join("out");
     // The same history under two names.
     let repos = [
@@ -150,7 +134,7 @@ fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_th
 #[test]
 fn bad_partitions_are_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = fixture(dir.path());
+    let repo = common::p2_fixture(dir.path());
     let a = dir.path().join("a");
     let b = dir.path().join("b");
     for (out, name) in [(&a, "one"), (&b, "two")] {
