@@ -10,6 +10,7 @@ use crate::commands::corpus::CorpusArgs;
 use crate::commands::p1::P1Args;
 use crate::commands::p2::P2Args;
 use crate::commands::p3::P3Args;
+use crate::commands::pool::PoolArgs;
 use crate::commands::weekly::WeeklyArgs;
 use crate::demo::DemoArgs;
 
@@ -91,6 +92,8 @@ pub const P2_HELP: &str = concat!(
     "Examples:
   phase0 p2                                  this checkout's history into reports/p2/
   phase0 p2 --repo ../app --since 2025-01-01 --first-parent
+  phase0 p2 --repo api=../api --repo ../web  both scanned, pooled over repositories (OUT/repo=<name>/ each)
+  phase0 p2 --repos repos.txt                the repositories a file lists (PATH or NAME=PATH per line), pooled
   phase0 p2 audit --per-stratum 10           a sample sheet for a reader (reports/p2/p2-audit.csv)
   phase0 p2 --audit reports/p2/p2-audit.csv  the verdict on the share corrected by the filled sheet
 
@@ -104,6 +107,28 @@ pub const P2_HELP: &str = concat!(
 Environment:
 ",
     source_date_epoch!("the newest commit's time")
+);
+
+pub const POOL_HELP: &str = concat!(
+    "Examples:
+  phase0 p2 --repo ../api --repo ../web --out reports/p2     scan both, pool them (the same as below, in one run)
+  phase0 pool ci-artifacts/p2-*/                             pool report sets written by a CI matrix job each
+  phase0 pool reports/p2 --out reports/p2                    re-pool the repo=<name>/ partitions of a run
+
+The pooled verdict is the kill rule of the partitions' pre-registration, decided on the share of all their
+classified failures with an interval over repositories (design-effect Wilson; docs/p2.md).
+
+",
+    experiment_exit_codes!(
+        "a directory without p2.json or repo=<name>/ partitions, a damaged partition (its p2-failures.parquet does \
+         not match its p2.json), two partitions of one repository, partitions decided under another pre-registration \
+         than --prereg (default the embedded one), template, date"
+    ),
+    "
+
+Environment:
+",
+    source_date_epoch!("the newest partition's date")
 );
 
 pub const P2_AUDIT_HELP: &str = "Examples:
@@ -208,6 +233,14 @@ pub enum Command {
         json: bool,
     },
     /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
+    /// P2 pooled over repositories from report sets written elsewhere (`phase0 p2 --out`, one per repository)
+    #[command(after_help = POOL_HELP)]
+    Pool {
+        #[command(flatten)]
+        args: PoolArgs,
+        #[arg(long, help_heading = "Output")]
+        json: bool,
+    },
     #[command(after_help = P3_HELP)]
     P3 {
         #[command(flatten)]

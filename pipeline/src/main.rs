@@ -20,6 +20,9 @@ fn main() -> ExitCode {
             print_partial(&outcome.text, outcome.partial())
         }
         Command::Weekly(mut args) => {
+            if !args.no_cache && args.cache.is_none() {
+                args.cache = commands::p2::user_cache_dir();
+            }
             // The clock only names the week when nothing else does; it never lands in a report.
             args.today = Some(jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date());
             args.progress = progress;
@@ -37,7 +40,18 @@ fn main() -> ExitCode {
         ),
         Command::P2 { action, mut args, json } => {
             args.progress = progress;
+            if !args.no_cache && args.cache.is_none() {
+                args.cache = commands::p2::user_cache_dir();
+            }
             if let Some(P2Action::Audit { per_stratum, out }) = action {
+                if let Err(error) = commands::p2::resolve_repositories(&mut args).and_then(|many| match many {
+                    Some(_) => Err(commands::CommandError::Input(
+                        "phase0 p2 audit samples one repository: give one --repo".to_string(),
+                    )),
+                    None => Ok(()),
+                }) {
+                    return print_outcome(Err(error), false);
+                }
                 let args = commands::p2_audit::P2AuditArgs {
                     p2: args,
                     per_stratum,
@@ -45,14 +59,34 @@ fn main() -> ExitCode {
                 };
                 return print_outcome(commands::p2_audit::write(&args).map(|o| (o.summary, Vec::new())), false);
             }
+            let many = match commands::p2::resolve_repositories(&mut args) {
+                Ok(many) => many,
+                Err(error) => return print_outcome(Err(error), json),
+            };
+            if let Some(repos) = many {
+                let outcome = commands::pool::run_many(&args, &repos).map(|o| {
+                    for warning in &o.warnings {
+                        eprintln!("phase0: warning: {warning}");
+                    }
+                    (o.summary + &o.cache_line + &commands::reports_line(&args.out), o.json)
+                });
+                return print_outcome(outcome, json);
+            }
             let outcome = commands::p2::run(&args).map(|o| {
+                for warning in &o.warnings {
+                    eprintln!("phase0: warning: {warning}");
+                }
                 if let Some(hint) = o.hint.filter(|_| args.progress) {
                     eprintln!("{hint}");
                 }
-                (o.summary + &commands::reports_line(&args.out), o.json)
+                (o.summary + &o.cache_line + &commands::reports_line(&args.out), o.json)
             });
             print_outcome(outcome, json)
         }
+        Command::Pool { args, json } => print_outcome(
+            commands::pool::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
+            json,
+        ),
         Command::P3 { args, json } => print_outcome(
             commands::p3::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
             json,

@@ -157,14 +157,7 @@ fn p3_tasks_parquet_holds_the_csv_rows_typed_and_the_same_bytes_on_a_rerun() {
 #[test]
 fn p2_failures_parquet_holds_the_csv_rows_typed_and_the_same_bytes_on_a_rerun() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("history");
-    let script = workspace().join("tests/fixtures/p2-history.sh");
-    let status = common::isolated("bash", dir.path(), dir.path())
-        .arg(script)
-        .arg(&repo)
-        .status()
-        .expect("bash runs");
-    assert!(status.success());
+    let repo = common::p2_fixture(dir.path());
     let mut bytes = Vec::new();
     for run in ["a", "b"] {
         let out = dir.path().join(run);

@@ -166,6 +166,55 @@ fn p2_bucket_shares_have_wilson_bars_and_the_threshold() {
     assert!(svg.contains(">ambiguous (of all)</text>") && svg.contains(">16.7% [6.7%, 35.9%] (4/24)</text>"));
 }
 
+#[test]
+fn p2_forest_has_a_whisker_per_repository_a_diamond_for_the_pool_and_the_threshold_across() {
+    use pipeline::experiments::p2_pool::{RepositoryCounts, pool};
+    let spec = pipeline::prereg::Prereg::p2(None).unwrap().spec;
+    let repo = |name: &str, self_reflection: u64, classified: u64| RepositoryCounts {
+        name: name.into(),
+        path: format!("/src/{name}"),
+        status: "ok".into(),
+        error_code: None,
+        commits_walked: 1000,
+        counts: Buckets {
+            total: classified + 3,
+            ci: classified - self_reflection,
+            human_review: 0,
+            self_reflection,
+            ambiguous: 3,
+            classified,
+            floor_flagged: 0,
+        },
+    };
+    // The five-repository case of scripts/reference/pooled_share.py, and one without classified failures.
+    let analysis = pool(
+        vec![
+            repo("acme/api", 12, 200),
+            repo("acme/web", 40, 90),
+            repo("cli", 3, 60),
+            repo("git", 150, 300),
+            repo("tools", 30, 45),
+            repo("empty", 0, 0),
+        ],
+        &spec,
+    );
+    let svg = pipeline::report::p2_pool::forest_svg(&analysis);
+    golden("p2-forest.svg", &svg);
+    // Six repositories, then the pooled row (y 44 + 6.5·28 = 226): a diamond from 7.5% to 76.4% (x 242.36..449.26)
+    // with its point at 33.8% (x 321.44).
+    assert!(svg.contains(">33.8% [7.5%, 76.4%] (235/695)</text>"), "{svg}");
+    assert!(
+        svg.contains(r#"<polygon points="242.36,226.00 321.44,218.00 449.26,226.00 321.44,234.00""#),
+        "{svg}"
+    );
+    // The repository without classified failures is drawn as undefined; the threshold (5%: x 235) spans every row.
+    assert!(svg.contains(">undefined (0/0)</text>"));
+    assert!(
+        svg.contains(r##"<line x1="235.00" y1="44.00" x2="235.00" y2="240.00" stroke="#d62728""##),
+        "{svg}"
+    );
+}
+
 fn task(id: &str, censored: bool) -> TaskRow {
     TaskRow {
         input: 0,

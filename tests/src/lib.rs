@@ -31,6 +31,17 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// `phase0` as a command, with P2's diff cache in the target directory (`<target>/<profile>/e2e-cache`) rather
+/// than the user's cache directory: the tests exercise the default location without writing to `~/.cache`.
+pub fn phase0() -> Command {
+    let binary = binary("phase0");
+    let mut command = Command::new(&binary);
+    if let Some(dir) = binary.parent() {
+        command.env("XDG_CACHE_HOME", dir.join("e2e-cache"));
+    }
+    command
+}
+
 /// A scratch area: a temporary HOME and as many repositories as a test needs.
 pub struct Sandbox {
     pub root: tempfile::TempDir,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use e2e::{Sandbox, binary, files_in, stdout_of_success as ok};
 use serde_json::Value;
@@ -31,7 +31,7 @@ fn fixture() -> Fixture {
 }
 
 fn phase0(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .args(args)
         .env_remove("SOURCE_DATE_EPOCH")
         .output()
@@ -289,7 +289,7 @@ fn every_row_is_labeled_with_its_reason_and_the_counts_add_up() {
     ok(&corpus(&f, &again, &["--as-of", "2026-03-15"]));
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
     let epoch = f.sandbox.path().join("epoch.jsonl");
-    let output = Command::new(binary("phase0"))
+    let output = e2e::phase0()
         .args([os("corpus"), os("--reflections"), f.reflections.as_os_str()])
         .args([os("--repo"), f.repo.as_os_str(), os("--out"), epoch.as_os_str()])
         .env("SOURCE_DATE_EPOCH", "1773532800") // 2026-03-15T00:00:00Z
@@ -526,7 +526,7 @@ fn weekly_runs_p1_on_the_sidecars_through_the_join() {
         "[p1]\nreflections = \"capture/reflections\"\nrepo = \"app\"\n\n[p2]\nrepo = \"app\"\n",
     )
     .unwrap();
-    let output = Command::new(binary("phase0"))
+    let output = e2e::phase0()
         .current_dir(f.sandbox.path())
         .args([
             "weekly",

@@ -2,9 +2,9 @@
 //! (`reports/example/`) regenerated and compared byte for byte, and a repository without samples (partial).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use e2e::{Sandbox, binary, files_in};
+use e2e::{Sandbox, files_in};
 
 /// `reports/example/` is the demo's P1 and P3 reports with this SOURCE_DATE_EPOCH (2026-01-01T00:00:00Z); `just
 /// example` writes it.
@@ -16,7 +16,7 @@ fn workspace() -> PathBuf {
 
 /// `phase0 demo --repo . --out OUT` at the workspace root, as the README runs it.
 fn demo_here(out: &Path, epoch: Option<&str>) -> Output {
-    let mut command = Command::new(binary("phase0"));
+    let mut command = e2e::phase0();
     command
         .current_dir(workspace())
         .args(["demo", "--repo", ".", "--out"])
@@ -130,7 +130,7 @@ fn a_repository_without_samples_runs_p2_and_says_what_is_missing() {
     let repo = sandbox.path().join("history");
     sandbox.script("fixtures/p2-history.sh", &[&repo]);
     let out = sandbox.path().join("demo");
-    let output = Command::new(binary("phase0"))
+    let output = e2e::phase0()
         .args(["demo", "--repo", repo.to_str().unwrap(), "--out", out.to_str().unwrap()])
         .env_remove("SOURCE_DATE_EPOCH")
         .output()

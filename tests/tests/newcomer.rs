@@ -1,12 +1,12 @@
 //! A newcomer's first hour (issue 20): what `phase0` prints on tiny inputs and on the first mistakes people make.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use e2e::{Sandbox, binary, write};
+use e2e::{Sandbox, write};
 
 fn phase0(args: &[&str], cwd: &Path) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .args(args)
         .current_dir(cwd)
         .env_remove("SOURCE_DATE_EPOCH")
@@ -105,7 +105,7 @@ fn p1_reports_are_dated_like_p2_and_p3() {
     let corpus = dir.path().join("c.jsonl");
     write(&corpus, "{\"confidence\": 0.9, \"correct\": true}\n");
     let out = dir.path().join("out");
-    let output = Command::new(binary("phase0"))
+    let output = e2e::phase0()
         .args(["p1", path(&corpus), "--out", path(&out)])
         .env("SOURCE_DATE_EPOCH", "1767225600")
         .output()

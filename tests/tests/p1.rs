@@ -1,16 +1,16 @@
 //! `phase0 p1` end to end: the real binary on the sample corpus and on bad inputs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use e2e::{binary, files_in, write};
+use e2e::{files_in, write};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/p1-corpus.jsonl")
 }
 
 fn p1(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(binary("phase0"));
+    let mut command = e2e::phase0();
     command.arg("p1").args(args).env_remove("SOURCE_DATE_EPOCH");
     for (key, value) in env {
         command.env(key, value);

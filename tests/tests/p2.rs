@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use e2e::{Sandbox, binary};
+use e2e::Sandbox;
 
 fn fixture(sandbox: &Sandbox) -> PathBuf {
     let repo = sandbox.path().join("history");
@@ -14,7 +14,7 @@ fn fixture(sandbox: &Sandbox) -> PathBuf {
 }
 
 fn p2(args: &[&str], out: &Path) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .arg("p2")
         .args(args)
         .arg("--out")
@@ -416,4 +416,58 @@ fn runs_on_this_projects_own_history() {
         .unwrap();
     let expected: u64 = String::from_utf8_lossy(&count.stdout).trim().parse().unwrap();
     assert_eq!(walked, expected);
+}
+
+/// Several repositories from the command line: the stdout block lists each and the pooled verdict; a list with a
+/// path that does not exist fails before any scan (exit 2, file and line named); `phase0 pool` on a directory with
+/// nothing to pool exits 2.
+#[test]
+fn several_repositories_are_pooled_and_a_bad_list_is_refused_before_any_scan() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let out = sandbox.path().join("out");
+    let repo = repo.to_str().unwrap();
+    let output = p2(
+        &[
+            "--repo",
+            &format!("one={repo}"),
+            "--repo",
+            &format!("two={repo}"),
+            "--as-of",
+            "2026-11-21",
+        ],
+        &out,
+    );
+    let stdout = e2e::stdout_of_success(&output);
+    assert!(
+        stdout.starts_with("P2 gate buckets over 2 repositories — kill condition"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n  one  ") && stdout.contains("\n  two  "), "{stdout}");
+    assert!(
+        stdout.contains("\n  interval        design effect 1.00 over 2 repositories"),
+        "{stdout}"
+    );
+    assert!(out.join("repo=one/p2.json").is_file() && out.join("p2-pooled.md").is_file());
+
+    let list = sandbox.path().join("repos.txt");
+    e2e::write(&list, &format!("# ours\n{repo}\nmissing={repo}-nowhere\n"));
+    let refused = sandbox.path().join("refused");
+    let output = p2(&["--repos", list.to_str().unwrap()], &refused);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("phase0: {}:3: {repo}-nowhere does not exist\n", list.display())
+    );
+    assert!(!refused.exists(), "nothing is scanned or written");
+
+    let empty = sandbox.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let output = e2e::phase0()
+        .args(["pool", empty.to_str().unwrap(), "--out"])
+        .arg(sandbox.path().join("pooled"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no p2.json in it and no repo=<name>/p2.json partition"));
 }

@@ -1,9 +1,9 @@
 //! `phase0 p2 audit` and `phase0 p2 --audit SHEET` end to end, on the fixture history of `tests/fixtures/p2-history.sh`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use e2e::{Sandbox, binary, stdout_of_success as ok};
+use e2e::{Sandbox, stdout_of_success as ok};
 
 fn fixture(sandbox: &Sandbox) -> PathBuf {
     let repo = sandbox.path().join("history");
@@ -12,7 +12,7 @@ fn fixture(sandbox: &Sandbox) -> PathBuf {
 }
 
 fn phase0(args: &[&str]) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .args(args)
         .env_remove("SOURCE_DATE_EPOCH")
         .output()

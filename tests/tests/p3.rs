@@ -2,16 +2,14 @@
 //! every supported format, see `data/p3/README.md`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-use e2e::binary;
+use std::process::Output;
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/p3").join(name)
 }
 
 fn p3(args: &[&str], out: &Path) -> Output {
-    Command::new(binary("phase0"))
+    e2e::phase0()
         .arg("p3")
         .args(args)
         .arg("--out")

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use e2e::{Sandbox, binary, files_in, write};
+use e2e::{Sandbox, files_in, write};
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"# The fixture's inputs, relative to the sandbox (the working directory).
@@ -25,7 +25,7 @@ fn data(name: &str) -> PathBuf {
 
 /// `phase0 weekly ARGS` in `dir`, without the caller's SOURCE_DATE_EPOCH unless `env` sets it.
 fn weekly(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(binary("phase0"));
+    let mut command = e2e::phase0();
     command
         .current_dir(dir)
         .arg("weekly")

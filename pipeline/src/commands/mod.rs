@@ -7,6 +7,7 @@ pub mod p1;
 pub mod p2;
 pub mod p2_audit;
 pub mod p3;
+pub mod pool;
 pub mod suite;
 pub mod synth;
 pub mod weekly;

@@ -10,13 +10,22 @@ use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, PreregRef, Status};
 use crate::report::p2::{self as render, P2Report, RepositorySummary};
 use crate::scan::changed_paths::ChangedPaths;
+use crate::scan::commits::{CommitDiff, DiffRequest, ObjectId};
+use crate::scan::diff_cache::{self, DiffCache};
 use crate::scan::git::{self, HeadState, WalkOptions};
 
 /// The options of `phase0 p2` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P2Args {
-    /// The repository to scan (a work tree, a directory inside one, or a bare repository).
-    #[arg(long, default_value = ".", global = true, help_heading = "History")]
+    /// The repository to scan (a work tree, a directory inside one, or a bare repository); default `.`. Repeat it
+    /// to scan several and pool them (each one's reports go to OUT/repo=<name>/); `NAME=PATH` names one.
+    #[arg(long = "repo", value_name = "PATH", global = true, help_heading = "History")]
+    pub repos: Vec<String>,
+    /// A file listing the repositories to scan and pool, one per line (`PATH` or `NAME=PATH`; `#` comments).
+    #[arg(long = "repos", value_name = "FILE", global = true, help_heading = "History")]
+    pub repos_file: Option<PathBuf>,
+    /// The one repository a run scans ([`resolve_repositories`] sets it from `--repo`).
+    #[arg(skip = PathBuf::from("."))]
     pub repo: PathBuf,
     /// Walk the history reachable from this revision.
     #[arg(long, default_value = "HEAD", global = true, help_heading = "History")]
@@ -55,6 +64,39 @@ pub struct P2Args {
     /// The repository's name in audit sheets (owner/name); default from the path.
     #[arg(long, global = true)]
     pub name: Option<String>,
+    /// Where P2 keeps what it learned about each commit's diff between runs, so that a rerun diffs only what it
+    /// has not seen [default: $XDG_CACHE_HOME/phase0/p2, else ~/.cache/phase0/p2]. The reports are the same with a
+    /// cold cache, a warm one or none.
+    #[arg(long, value_name = "DIR", global = true, help_heading = "Cache")]
+    pub cache: Option<PathBuf>,
+    /// Neither read nor write the cache.
+    #[arg(long, global = true, help_heading = "Cache", conflicts_with = "cache")]
+    pub no_cache: bool,
+}
+
+/// The user's cache directory for P2's diff cache: `$XDG_CACHE_HOME/phase0/p2`, else `$HOME/.cache/phase0/p2`
+/// (`None` without either variable).
+pub fn user_cache_dir() -> Option<PathBuf> {
+    let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    non_empty("XDG_CACHE_HOME")
+        .or_else(|| non_empty("HOME").map(|home| home.join(".cache")))
+        .map(|dir| dir.join("phase0").join("p2"))
+}
+
+/// Several repositories (`--repo` given more than once, or `--repos FILE`): their list, every path checked. One:
+/// `args.repo` (and, for `NAME=PATH`, `args.name`) set from it, and `None`.
+pub fn resolve_repositories(args: &mut P2Args) -> Result<Option<Vec<super::pool::NamedRepo>>, CommandError> {
+    if args.repos_file.is_some() || args.repos.len() > 1 {
+        return super::pool::repositories(&args.repos, args.repos_file.as_deref()).map(Some);
+    }
+    if let Some(value) = args.repos.first() {
+        let named = super::pool::parse_repo(value);
+        if value.split_once('=').is_some_and(|(name, _)| name == named.name) && args.name.is_none() {
+            args.name = Some(named.name);
+        }
+        args.repo = named.path;
+    }
+    Ok(None)
 }
 
 /// What a run produced.
@@ -65,6 +107,25 @@ pub struct P2Outcome {
     pub written: Vec<PathBuf>,
     /// Advice for the person at the terminal (not part of the reports), such as how to make the next run faster.
     pub hint: Option<String>,
+    /// Problems with the diff cache, for stderr (the reports do not depend on it).
+    pub warnings: Vec<String>,
+    /// Diffs the cache answered and diffs computed (`None`: no cache).
+    pub cache: Option<(u64, u64)>,
+    /// The same as a line for stdout, after the block (empty without a cache): never in a report, which is the
+    /// same with a cold cache, a warm one or none.
+    pub cache_line: String,
+}
+
+/// The stdout block's cache line (not in the reports, which are the same with or without a cache).
+fn cache_line(cache: Option<&(u64, u64, PathBuf)>) -> String {
+    match cache {
+        None => String::new(),
+        Some((hits, computed, file)) => format!(
+            "  diff cache      {hits} of {} diffs from {}, {computed} computed\n",
+            hits + computed,
+            file.display()
+        ),
+    }
 }
 
 /// From this many commits on, a history without changed-path filters gets a hint to write them: on git.git
@@ -143,6 +204,10 @@ pub(crate) struct Scanned {
     pub since: Option<i64>,
     pub until: Option<i64>,
     pub as_of_checked: Option<String>,
+    /// How many diffs the cache answered and how many were computed, and where it is (`None`: no cache).
+    pub cache: Option<(u64, u64, PathBuf)>,
+    /// Problems with the cache (never with the reports): unreadable, foreign or damaged, not writable.
+    pub warnings: Vec<String>,
 }
 
 /// Loads the prereg, checks the dates, walks the history and runs the analysis.
@@ -185,20 +250,70 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
+    let mut warnings = Vec::new();
+    // A shallow history's boundary commits are diffed against the empty tree until the clone is deepened.
+    let cache_file = args
+        .cache
+        .as_deref()
+        .filter(|_| !history.shallow)
+        .map(|dir| diff_cache::file_for(dir, repo.to_thread_local().git_dir()));
+    let mut cache = match &cache_file {
+        Some(file) => {
+            let (cache, warning) = DiffCache::open(file.clone(), &prereg.sha256);
+            warnings.extend(warning);
+            cache
+        }
+        None => DiffCache::none(),
+    };
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let mut memo = git::DiffMemo::default();
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
-        spinner.say(format!("diffing {} commits", requests.len()));
-        let (diffs, missing) = git::diffs_remembering(&repo, &known, requests, detail, &mut memo)?;
+        let mut answered: Vec<Option<CommitDiff>> = requests.iter().map(|r| cache.get(r, detail)).collect();
+        let misses: Vec<DiffRequest> = requests
+            .iter()
+            .zip(&answered)
+            .filter(|(_, hit)| hit.is_none())
+            .map(|(request, _)| request.clone())
+            .collect();
+        if misses.is_empty() {
+            return Ok(answered.into_iter().flatten().collect());
+        }
+        spinner.say(format!("diffing {} commits", misses.len()));
+        let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
+        let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
         for (commit, error) in missing {
             unreadable
                 .entry(commit.to_string())
                 .or_insert_with(|| error.to_string());
         }
-        Ok::<_, git::GitScanError>(diffs)
+        // The computed diffs are the misses' in order, less the unreadable commits'. A batch never asks for one
+        // commit twice; should it, its diffs are passed on uncached rather than matched to the wrong request.
+        let mut ids: Vec<ObjectId> = misses.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        if ids.windows(2).any(|w| w[0] == w[1]) {
+            let mut all: Vec<CommitDiff> = answered.into_iter().flatten().collect();
+            all.extend(diffs);
+            return Ok(all);
+        }
+        let mut computed = diffs.into_iter();
+        let mut misses = misses.iter();
+        for slot in answered.iter_mut().filter(|slot| slot.is_none()) {
+            let request = misses.next().expect("one miss per empty slot");
+            if missing_ids.contains(&request.id) {
+                continue;
+            }
+            let diff = computed.next().expect("one diff per readable miss");
+            cache.put(request, detail, &diff);
+            *slot = Some(diff);
+        }
+        Ok::<_, git::GitScanError>(answered.into_iter().flatten().collect())
     })
     .map_err(|e| input(&e))?;
+    let counts = (cache.hits, cache.computed);
+    // Commits with missing objects are not cached as unreadable: a later fetch may bring the objects.
+    warnings.extend(cache.save());
+    let cache = cache_file.map(|file| (counts.0, counts.1, file));
     Ok(Scanned {
         prereg,
         repo,
@@ -209,6 +324,8 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         since,
         until,
         as_of_checked,
+        cache,
+        warnings,
     })
 }
 
@@ -227,6 +344,8 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         since,
         until,
         as_of_checked,
+        cache,
+        warnings,
     } = scan(args)?;
     let hint = filters_hint(
         history.commits.len(),
@@ -249,6 +368,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         None => envelope::generated_at(None, None, newest).map_err(|e| input(&e))?,
     };
     let repository = RepositorySummary {
+        name: super::p2_audit::repo_name(&args.repo, args.name.as_deref()),
         path: args.repo.display().to_string(),
         rev: history.rev.clone(),
         tip: history.tip.map(|id| id.to_string()),
@@ -336,9 +456,12 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     let written = write_report_set(&args.out, &files)?;
     Ok(P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
+        cache_line: cache_line(cache.as_ref()),
         json,
         written,
         hint,
+        warnings,
+        cache: cache.as_ref().map(|(hits, computed, _)| (*hits, *computed)),
     })
 }
 

@@ -66,7 +66,7 @@ pub fn run(plan: &Plan, out: &Path) -> Vec<ExperimentRun> {
             ..args.clone()
         };
         super::p1::run(&args)
-            .map(|o| (o.summary, o.json, o.written))
+            .map(|o| (o.summary, o.json, o.written, String::new()))
             .map_err(|e| (RunStatus::Failed, e.to_string()))
     });
     let p2 = step(Experiment::P2, &plan.p2, out, |args, dir| {
@@ -78,7 +78,7 @@ pub fn run(plan: &Plan, out: &Path) -> Vec<ExperimentRun> {
             ..args.clone()
         };
         super::p2::run(&args)
-            .map(|o| (o.summary, o.json, o.written))
+            .map(|o| (o.summary, o.json, o.written, o.cache_line))
             .map_err(|e| (RunStatus::Failed, e.to_string()))
     });
     let p3 = step(Experiment::P3, &plan.p3, out, |args, dir| {
@@ -90,13 +90,14 @@ pub fn run(plan: &Plan, out: &Path) -> Vec<ExperimentRun> {
             ..args.clone()
         };
         super::p3::run(&args)
-            .map(|o| (o.summary, o.json, o.written))
+            .map(|o| (o.summary, o.json, o.written, String::new()))
             .map_err(|e| (RunStatus::Failed, e.to_string()))
     });
     vec![p1, p2, p3]
 }
 
-type StepResult = Result<(String, Vec<u8>, Vec<PathBuf>), (RunStatus, String)>;
+/// A step's stdout block, report JSON, files written and stdout-only note, or why it did not run.
+type StepResult = Result<(String, Vec<u8>, Vec<PathBuf>, String), (RunStatus, String)>;
 
 fn step<A>(
     experiment: Experiment,
@@ -116,7 +117,7 @@ fn step<A>(
     };
     let dir = out.join(experiment.id());
     match run(args, &dir) {
-        Ok((summary, json, written)) => ExperimentRun {
+        Ok((summary, json, written, note)) => ExperimentRun {
             experiment,
             status: RunStatus::Ok,
             reason: None,
@@ -125,6 +126,7 @@ fn step<A>(
                 json,
                 dir,
                 written,
+                note,
             }),
         },
         Err((status, reason)) => not_run(status, reason),

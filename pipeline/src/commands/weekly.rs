@@ -184,6 +184,13 @@ pub struct WeeklyArgs {
     /// Show P2's spinner on stderr (the caller decides: only when stderr is a terminal).
     #[arg(skip)]
     pub progress: bool,
+    /// P2's diff cache (phase0 p2 --cache) [default: $XDG_CACHE_HOME/phase0/p2, else ~/.cache/phase0/p2]: a
+    /// week's rerun on a history that grew diffs only the new commits; the reports are the same without it.
+    #[arg(long, value_name = "DIR", help_heading = "Cache")]
+    pub cache: Option<PathBuf>,
+    /// Neither read nor write P2's diff cache.
+    #[arg(long, help_heading = "Cache", conflicts_with = "cache")]
+    pub no_cache: bool,
 }
 
 #[derive(Debug)]
@@ -281,6 +288,7 @@ fn plan(config: &LoadedConfig, args: &WeeklyArgs) -> Plan {
             source_date_epoch: args.source_date_epoch.clone(),
             templates: templates("p2.md.j2"),
             progress: args.progress,
+            cache: args.cache.clone(),
             ..Default::default()
         }),
     };

@@ -152,6 +152,67 @@ pub fn eligible_tasks_by_signal(tasks: &[TaskRow]) -> PolarsResult<Vec<(String, 
         .collect())
 }
 
+/// Bucket counts per repository from the failure tables of many (`phase0 pool`, `phase0 p2 --repo A --repo B`):
+/// `failures` holds a `repo` column (String) beside each table's `bucket` (String) and `floor_flagged` (Boolean,
+/// nullable). Two polars group-bys: rows by repository and bucket, and the rows the risk floor flagged by
+/// repository. A bucket id this version does not know is an error naming it (a table from another tool).
+pub fn buckets_by_repository(
+    failures: &DataFrame,
+) -> Result<std::collections::BTreeMap<String, super::p2::Buckets>, FrameError> {
+    use super::p2::{Bucket, Buckets};
+    let error = |source| FrameError {
+        table: "p2-failures",
+        source,
+    };
+    let mut by_repo: std::collections::BTreeMap<String, Buckets> = std::collections::BTreeMap::new();
+    let counted = failures
+        .group_by(["repo", "bucket"])
+        .and_then(|g| g.select(["floor_flagged"]).count())
+        .map_err(error)?;
+    let repos = counted.column("repo").and_then(|c| c.str()).map_err(error)?;
+    let buckets = counted.column("bucket").and_then(|c| c.str()).map_err(error)?;
+    let counts = counted
+        .column("floor_flagged_count")
+        .and_then(|c| c.idx())
+        .map_err(error)?;
+    for ((repo, bucket), count) in repos.iter().zip(buckets.iter()).zip(counts.iter()) {
+        let (Some(repo), Some(count)) = (repo, count) else {
+            continue;
+        };
+        let count = u64::from(count);
+        let entry = by_repo.entry(repo.to_string()).or_default();
+        match Bucket::ALL.iter().find(|b| Some(b.id()) == bucket) {
+            Some(Bucket::Ci) => entry.ci += count,
+            Some(Bucket::HumanReview) => entry.human_review += count,
+            Some(Bucket::SelfReflection) => entry.self_reflection += count,
+            Some(Bucket::Ambiguous) => entry.ambiguous += count,
+            None => {
+                return Err(error(PolarsError::ComputeError(
+                    format!("repository {repo}: unknown bucket {:?}", bucket.unwrap_or("null")).into(),
+                )));
+            }
+        }
+        entry.total += count;
+        entry.classified = entry.total - entry.ambiguous;
+    }
+    let flags = failures.column("floor_flagged").and_then(|c| c.bool()).map_err(error)?;
+    let flagged = failures
+        .filter(&flags.fill_null_with_values(false).map_err(error)?)
+        .map_err(error)?;
+    let flagged = flagged
+        .group_by(["repo"])
+        .and_then(|g| g.select(["bucket"]).count())
+        .map_err(error)?;
+    let repos = flagged.column("repo").and_then(|c| c.str()).map_err(error)?;
+    let counts = flagged.column("bucket_count").and_then(|c| c.idx()).map_err(error)?;
+    for (repo, count) in repos.iter().zip(counts.iter()) {
+        if let (Some(repo), Some(count)) = (repo, count) {
+            by_repo.entry(repo.to_string()).or_default().floor_flagged += u64::from(count);
+        }
+    }
+    Ok(by_repo)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ pub mod frames;
 pub mod p1;
 pub mod p2;
 pub mod p2_audit;
+pub mod p2_pool;
 pub mod p3;
 
 use serde::Serialize;
@@ -37,6 +38,20 @@ pub struct ShareRule<'a> {
 /// `min_n`; KILL when the share is below the floor and so is its whole interval; PASS when the share and its whole
 /// interval are at or above it; INCONCLUSIVE when the interval straddles the floor.
 pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdict {
+    let share = crate::stats::z_two_sided(rule.alpha)
+        .ok()
+        .and_then(|z| crate::stats::wilson(successes.min(n), n, z).ok().flatten());
+    decide_share_on(successes, n, share, rule)
+}
+
+/// [`decide_share`] on a given interval of the share (`None`: it has none), such as a share pooled over
+/// repositories with an interval that accounts for them.
+pub fn decide_share_on(
+    successes: u64,
+    n: u64,
+    share: Option<crate::stats::Interval>,
+    rule: &ShareRule<'_>,
+) -> ShareVerdict {
     let verdict = |kind, reason: String, n_still_needed| ShareVerdict {
         kind,
         reasons: vec![reason],
@@ -53,9 +68,6 @@ pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdic
             rule.min_n - n,
         );
     }
-    let share = crate::stats::z_two_sided(rule.alpha)
-        .ok()
-        .and_then(|z| crate::stats::wilson(successes.min(n), n, z).ok().flatten());
     let Some(share) = share else {
         return verdict(
             VerdictKind::Inconclusive,

@@ -104,6 +104,13 @@ impl<R: Serialize> Envelope<R> {
         self.artifacts.dedup();
     }
 
+    /// The date as the markdown reports print it.
+    pub fn generated_at_text(&self) -> &str {
+        self.generated_at
+            .as_deref()
+            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)")
+    }
+
     /// Pretty JSON with a trailing newline, of an envelope whose lists [`Self::sort_lists`] has sorted.
     pub fn json(&self) -> serde_json::Result<Vec<u8>> {
         super::pretty_json(self)

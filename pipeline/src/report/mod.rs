@@ -4,6 +4,7 @@
 pub mod envelope;
 pub mod p1;
 pub mod p2;
+pub mod p2_pool;
 pub mod p3;
 pub mod parquet;
 pub mod plots;
@@ -70,6 +71,24 @@ pub(crate) fn percent(interval: &Option<crate::stats::Interval>) -> String {
 /// A share's interval as reports print it: `[41.4%, 44.4%]`, or nothing.
 pub(crate) fn percent_ci(interval: &Option<crate::stats::Interval>) -> String {
     interval.map_or_else(String::new, |i| format!("[{:.1}%, {:.1}%]", i.lo * 100.0, i.hi * 100.0))
+}
+
+/// [`verdict_lines`] for a share verdict (P2, pooled P2, P3): when the data fell short, the line
+/// `<label> N more <unit> (M in all)`.
+pub(crate) fn share_verdict_lines(
+    out: &mut String,
+    verdict: &crate::experiments::ShareVerdict,
+    label: &str,
+    unit: &str,
+    prereg: &envelope::PreregRef,
+) {
+    let needed = (verdict.n_still_needed > 0).then(|| {
+        format!(
+            "  {label:<15} {} more {unit} ({} in all)",
+            verdict.n_still_needed, verdict.n_required
+        )
+    });
+    verdict_lines(out, verdict.kind, &verdict.reasons, needed, prereg);
 }
 
 /// The stdout block's verdict line, then (when the data fell short) `needed`, then the prereg line.

@@ -139,10 +139,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P1Report>, spec: &P1Spec) ->
         kill_text: &spec.kill.text,
         hypothesis: &spec.hypothesis,
         verdict: &metrics.verdict,
-        generated_at: envelope
-            .generated_at
-            .as_deref()
-            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        generated_at: envelope.generated_at_text(),
         corpus: &envelope.report.corpus,
         prereg_path: &envelope.prereg.path,
         prereg_sha256: &envelope.prereg.sha256,

@@ -80,6 +80,9 @@ pub struct P2Report {
 /// The repository and the part of its history that was walked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RepositorySummary {
+    /// `--name`, else from the path (`owner/name` for `…/owner+name/repo`, else the directory's name): the key of
+    /// the repository in pooled runs and audit sheets.
+    pub name: String,
     /// As given on the command line.
     pub path: String,
     pub rev: String,
@@ -282,10 +285,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P2Report>, spec: &P2Spec) ->
         prereg_title: &spec.title,
         kill_text: &spec.kill.text,
         hypothesis: &spec.hypothesis,
-        generated_at: envelope
-            .generated_at
-            .as_deref()
-            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        generated_at: envelope.generated_at_text(),
         prereg_path: &envelope.prereg.path,
         prereg_sha256: &envelope.prereg.sha256,
         repository: &envelope.report.repository,
@@ -366,6 +366,14 @@ pub fn failures_csv(failures: &[Failure]) -> Result<Vec<u8>, csv::Error> {
     writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
+/// The stdout block's line of failures by bucket.
+pub(crate) fn failures_line(c: &Buckets) -> String {
+    format!(
+        "  failures        {}: ci {}, human review {}, self-reflection {}, ambiguous {}\n",
+        c.total, c.ci, c.human_review, c.self_reflection, c.ambiguous
+    )
+}
+
 /// The block `phase0 p2` prints: the kill condition verbatim, the numbers behind it, the verdict, the prereg hash.
 pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
     let repo = &envelope.report.repository;
@@ -402,10 +410,7 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
             repo.unreadable.first().map_or("", String::as_str)
         ));
     }
-    out.push_str(&format!(
-        "  failures        {}: ci {}, human review {}, self-reflection {}, ambiguous {}\n",
-        a.counts.total, a.counts.ci, a.counts.human_review, a.counts.self_reflection, a.counts.ambiguous
-    ));
+    out.push_str(&failures_line(&a.counts));
     out.push_str(&format!(
         "  self-reflection {} of {} classified = {}\n",
         a.counts.self_reflection,
@@ -450,13 +455,7 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
     if let Some(audit) = &envelope.report.audit {
         audit_lines(&mut out, audit);
     }
-    let needed = (a.verdict.n_still_needed > 0).then(|| {
-        format!(
-            "  failures needed {} more classified ({} in all)",
-            a.verdict.n_still_needed, a.verdict.n_required
-        )
-    });
-    super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
+    super::share_verdict_lines(&mut out, &a.verdict, "failures needed", "classified", &envelope.prereg);
     out
 }
 

@@ -159,10 +159,7 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         prereg_title: &spec.title,
         kill_text: &spec.kill.text,
         hypothesis: &spec.hypothesis,
-        generated_at: envelope
-            .generated_at
-            .as_deref()
-            .unwrap_or("not given (use --as-of or SOURCE_DATE_EPOCH)"),
+        generated_at: envelope.generated_at_text(),
         prereg_path: &envelope.prereg.path,
         prereg_sha256: &envelope.prereg.sha256,
         prereg_version: spec.version,
@@ -296,12 +293,6 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
     if !a.unobservable.is_empty() {
         out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
     }
-    let needed = (a.verdict.n_still_needed > 0).then(|| {
-        format!(
-            "  tasks needed    {} more eligible ({} in all)",
-            a.verdict.n_still_needed, a.verdict.n_required
-        )
-    });
-    super::verdict_lines(&mut out, a.verdict.kind, &a.verdict.reasons, needed, &envelope.prereg);
+    super::share_verdict_lines(&mut out, &a.verdict, "tasks needed", "eligible", &envelope.prereg);
     out
 }

@@ -68,6 +68,9 @@ pub struct Ran {
     /// Where its reports went.
     pub dir: PathBuf,
     pub written: Vec<PathBuf>,
+    /// Lines for stdout only, after the block, never in a report (P2's diff cache: a warm run and a cold one must
+    /// write the same reports).
+    pub note: String,
 }
 
 #[derive(Debug, Clone)]
@@ -83,7 +86,7 @@ impl ExperimentRun {
     /// The stdout block: the experiment's own, or its title with the reason it did not run.
     pub fn block(&self) -> String {
         match (&self.ran, &self.reason) {
-            (Some(ran), _) => ran.summary.clone(),
+            (Some(ran), _) => format!("{}{}", ran.summary, ran.note),
             (None, reason) => format!(
                 "{} — not run, {}: {}\n",
                 self.experiment.title(),

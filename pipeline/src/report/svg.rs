@@ -2,7 +2,8 @@
 //!
 //! - P1: the ROC curve with a pointwise interval band and the pre-registered `high` cut marked; the reliability
 //!   diagram with bin sizes, Wilson intervals and a histogram of the confidences.
-//! - P2: the bucket shares with their Wilson intervals.
+//! - P2: the bucket shares with their Wilson intervals; over many repositories, a forest plot of each one's share
+//!   and the pooled share.
 //! - P3: the share of eligible tasks with a signal by day since completion.
 //! - Weekly: each headline share or score per week with its interval.
 //!
@@ -579,6 +580,68 @@ pub fn reliability(plot: &ReliabilityPlot<'_>) -> String {
     out
 }
 
+/// Starts a chart of one share per row on a 0–100% axis: the picture and its title, the panel (`rows` rows of
+/// `row_height` from x `left`, 300 pixels wide) and its axis labelled `axis`. Returns the panel and the top of the
+/// legend, which takes `legend_lines` lines below.
+fn share_rows_begin(
+    out: &mut String,
+    title: &str,
+    (rows, row_height): (usize, f64),
+    (left, width): (f64, f64),
+    legend_lines: usize,
+    axis: &str,
+) -> (Panel, f64) {
+    let panel = Panel {
+        left,
+        top: 44.0,
+        width: 300.0,
+        height: row_height * rows.max(1) as f64,
+        x: (0.0, 1.0),
+        y: (0.0, 1.0),
+    };
+    let legend_top = panel.bottom() + 56.0;
+    let height = legend_top + 16.0 * legend_lines as f64 + 4.0;
+    begin(out, width, height, title);
+    let ticks: Vec<(f64, String)> = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .iter()
+        .map(|&v| (v, percent_label(v)))
+        .collect();
+    axes(out, &panel, &ticks, &[], (axis, ""));
+    (panel, legend_top)
+}
+
+/// A row's label left of the panel at height `mid`, and `undefined (count)` in it when `share` is `None`.
+fn share_row_label(out: &mut String, panel: &Panel, mid: f64, label: &str, share: Option<Interval>, count: &str) {
+    text(out, panel.left - 8.0, mid + 4.0, "end", 12, label);
+    if share.is_none() {
+        text(
+            out,
+            panel.left + 6.0,
+            mid + 4.0,
+            "start",
+            11,
+            &format!("undefined ({count})"),
+        );
+    }
+}
+
+/// `share [lo, hi] (count)` right of the panel at height `mid`.
+fn share_row_value(out: &mut String, panel: &Panel, mid: f64, share: &Interval, count: &str) {
+    text(
+        out,
+        panel.right() + 8.0,
+        mid + 4.0,
+        "start",
+        11,
+        &format!(
+            "{} [{}, {}] ({count})",
+            percent1(share.estimate),
+            percent1(share.lo),
+            percent1(share.hi),
+        ),
+    );
+}
+
 /// One row of a horizontal share chart.
 #[derive(Debug, Clone)]
 pub struct ShareRow {
@@ -607,38 +670,21 @@ pub struct SharesPlot<'a> {
 /// interval and the counts; an optional threshold line.
 pub fn shares(plot: &SharesPlot<'_>) -> String {
     let row_height = 34.0;
-    let panel = Panel {
-        left: 190.0,
-        top: 44.0,
-        width: 300.0,
-        height: row_height * plot.rows.len().max(1) as f64,
-        x: (0.0, 1.0),
-        y: (0.0, 1.0),
-    };
-    let width = 720.0;
-    let legend_top = panel.bottom() + 56.0;
     let legend_lines = 2 + usize::from(plot.threshold.is_some()) + plot.notes.len();
-    let height = legend_top + 16.0 * legend_lines as f64 + 4.0;
     let mut out = String::new();
-    begin(&mut out, width, height, plot.title);
-    let ticks: Vec<(f64, String)> = [0.0, 0.25, 0.5, 0.75, 1.0]
-        .iter()
-        .map(|&v| (v, percent_label(v)))
-        .collect();
-    axes(&mut out, &panel, &ticks, &[], ("share", ""));
+    let (panel, legend_top) = share_rows_begin(
+        &mut out,
+        plot.title,
+        (plot.rows.len(), row_height),
+        (190.0, 720.0),
+        legend_lines,
+        "share",
+    );
     for (i, row) in plot.rows.iter().enumerate() {
         let mid = panel.top + row_height * (i as f64 + 0.5);
         let (fill, opacity) = if row.muted { (GREY, 0.35) } else { (BLUE, 0.5) };
-        text(&mut out, panel.left - 8.0, mid + 4.0, "end", 12, &row.label);
+        share_row_label(&mut out, &panel, mid, &row.label, row.share, &row.count);
         let Some(share) = row.share else {
-            text(
-                &mut out,
-                panel.left + 6.0,
-                mid + 4.0,
-                "start",
-                11,
-                &format!("undefined ({})", row.count),
-            );
             continue;
         };
         let right = panel.px(share.estimate);
@@ -651,20 +697,7 @@ pub fn shares(plot: &SharesPlot<'_>) -> String {
             n(20.0)
         );
         h_whisker(&mut out, mid, panel.px(share.lo), panel.px(share.hi), 10.0, DARK);
-        text(
-            &mut out,
-            panel.right() + 8.0,
-            mid + 4.0,
-            "start",
-            11,
-            &format!(
-                "{} [{}, {}] ({})",
-                percent1(share.estimate),
-                percent1(share.lo),
-                percent1(share.hi),
-                row.count
-            ),
-        );
+        share_row_value(&mut out, &panel, mid, &share, &row.count);
     }
     let mut entries = vec![
         (
@@ -698,6 +731,100 @@ pub fn shares(plot: &SharesPlot<'_>) -> String {
             label.clone(),
         ));
     }
+    entries.extend(plot.notes.iter().map(|note| (Swatch::Note, note.clone())));
+    legend(&mut out, 24.0, legend_top, &entries);
+    end(&mut out);
+    out
+}
+
+/// One row of a forest plot.
+#[derive(Debug, Clone)]
+pub struct ForestRow {
+    pub label: String,
+    /// `None`: undefined (no denominator), drawn as a note.
+    pub share: Option<Interval>,
+    /// What the share counts, `3/40`.
+    pub count: String,
+    /// The pooled row: a diamond over its interval instead of a dot and a whisker.
+    pub pooled: bool,
+}
+
+/// A forest plot's inputs.
+#[derive(Debug, Clone)]
+pub struct ForestPlot<'a> {
+    pub title: &'a str,
+    pub rows: &'a [ForestRow],
+    /// A vertical line across every row: `(share, legend text)`.
+    pub threshold: (f64, String),
+    /// What the whiskers and the diamond are, one legend line each.
+    pub row_legend: String,
+    pub pooled_legend: String,
+    pub notes: Vec<String>,
+}
+
+/// Each row's share as a dot with its interval as a whisker, the pooled row as a diamond spanning its interval,
+/// on one 0–100% axis with the threshold drawn across all rows.
+pub fn forest(plot: &ForestPlot<'_>) -> String {
+    let row_height = 28.0;
+    let mut out = String::new();
+    let (panel, legend_top) = share_rows_begin(
+        &mut out,
+        plot.title,
+        (plot.rows.len(), row_height),
+        (220.0, 760.0),
+        3 + plot.notes.len(),
+        "only-self-reflection share",
+    );
+    for (i, row) in plot.rows.iter().enumerate() {
+        let mid = panel.top + row_height * (i as f64 + 0.5);
+        share_row_label(&mut out, &panel, mid, &row.label, row.share, &row.count);
+        let Some(share) = row.share else {
+            continue;
+        };
+        if row.pooled {
+            let (lo, hi, at) = (panel.px(share.lo), panel.px(share.hi), panel.px(share.estimate));
+            let _ = writeln!(
+                out,
+                r#"<polygon points="{},{} {},{} {},{} {},{}" fill="{ORANGE}" fill-opacity="0.7" stroke="{ORANGE}"/>"#,
+                n(lo),
+                n(mid),
+                n(at),
+                n(mid - 8.0),
+                n(hi),
+                n(mid),
+                n(at),
+                n(mid + 8.0)
+            );
+        } else {
+            h_whisker(&mut out, mid, panel.px(share.lo), panel.px(share.hi), 8.0, DARK);
+            let _ = writeln!(
+                out,
+                r#"<circle cx="{}" cy="{}" r="4" fill="{BLUE}"/>"#,
+                n(panel.px(share.estimate)),
+                n(mid)
+            );
+        }
+        share_row_value(&mut out, &panel, mid, &share, &row.count);
+    }
+    let x = panel.px(plot.threshold.0);
+    line(&mut out, (x, panel.top), (x, panel.bottom()), RED, 2.0, Some("4 2"));
+    let mut entries = vec![
+        (Swatch::Whisker { stroke: DARK }, plot.row_legend.clone()),
+        (
+            Swatch::Area {
+                fill: ORANGE,
+                opacity: 0.7,
+            },
+            plot.pooled_legend.clone(),
+        ),
+        (
+            Swatch::Line {
+                stroke: RED,
+                dash: Some("4 2"),
+            },
+            plot.threshold.1.clone(),
+        ),
+    ];
     entries.extend(plot.notes.iter().map(|note| (Swatch::Note, note.clone())));
     legend(&mut out, 24.0, legend_top, &entries);
     end(&mut out);

@@ -4,6 +4,7 @@ pub mod board;
 pub mod changed_paths;
 pub mod commits;
 pub mod corpus;
+pub mod diff_cache;
 pub mod git;
 pub mod input;
 pub mod reflections;

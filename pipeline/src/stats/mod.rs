@@ -21,6 +21,7 @@ mod agreement;
 mod auc;
 pub(crate) mod bootstrap;
 mod calibration;
+mod cluster;
 mod groups;
 mod power;
 mod proportion;
@@ -33,6 +34,7 @@ pub use calibration::{
     Binning, ReliabilityBin, average_precision, average_precision_of_groups, brier, brier_of_groups, ece,
     ece_equal_mass, ece_equal_width, equal_mass_table, equal_width_table, reliability_table,
 };
+pub use cluster::{PooledShare, pooled_share};
 pub use groups::{MAX_COUNTED, ScoreGroup, ScoreGroups};
 pub use power::{
     AucSampleSize, SampleSize, auc_sample_size_ci, auc_sample_size_test, hanley_mcneil_variance_factor,

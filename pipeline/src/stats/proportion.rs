@@ -33,23 +33,25 @@ pub fn wilson(successes: u64, n: u64, z: f64) -> Result<Option<Interval>, StatsE
     if n == 0 {
         return Ok(None);
     }
-    let nf = n as f64;
-    let p = successes as f64 / nf;
+    Ok(Some(wilson_on(
+        successes as f64 / n as f64,
+        n as f64,
+        z,
+        successes == 0,
+        successes == n,
+    )))
+}
+
+/// The Wilson score interval of the share `p` on `n` trials (a real number: an effective size) with the critical
+/// value `z`; `none` / `all` pin the bound at 0 / 1 (no success / only successes), where rounding must not move it.
+pub(crate) fn wilson_on(p: f64, n: f64, z: f64, none: bool, all: bool) -> Interval {
     let z2 = z * z;
-    let denom = 1.0 + z2 / nf;
-    let center = (p + z2 / (2.0 * nf)) / denom;
-    let half = z / denom * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
-    let lo = if successes == 0 {
-        0.0
-    } else {
-        (center - half).clamp(0.0, 1.0)
-    };
-    let hi = if successes == n {
-        1.0
-    } else {
-        (center + half).clamp(0.0, 1.0)
-    };
-    Ok(Some(Interval { estimate: p, lo, hi }))
+    let denom = 1.0 + z2 / n;
+    let center = (p + z2 / (2.0 * n)) / denom;
+    let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let lo = if none { 0.0 } else { (center - half).clamp(0.0, 1.0) };
+    let hi = if all { 1.0 } else { (center + half).clamp(0.0, 1.0) };
+    Interval { estimate: p, lo, hi }
 }
 
 /// Difference `p1 − p2` of two proportions with Newcombe's hybrid score interval (method 10 of Newcombe 1998,

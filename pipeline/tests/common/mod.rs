@@ -1,6 +1,6 @@
 //! Shared by the integration tests that build git fixtures.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `program` in `dir`, isolated from the machine's git configuration and environment: only PATH, a private HOME,
@@ -17,4 +17,34 @@ pub fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
         .env("LC_ALL", "C")
         .env("TZ", "UTC");
     cmd
+}
+
+/// The P2 fixture history (`tests/fixtures/p2-history.sh` at the workspace root) built in `dir/history`.
+#[allow(dead_code)] // not every test binary that includes this module builds it
+pub fn p2_fixture(dir: &Path) -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let repo = dir.join("history");
+    let status = isolated("bash", dir, dir)
+        .arg(workspace.join("tests/fixtures/p2-history.sh"))
+        .arg(&repo)
+        .status()
+        .expect("bash runs");
+    assert!(status.success());
+    repo
+}
+
+/// `git ARGS` in `repo`, isolated, as a fixed author and committer at `date` (RFC 3339).
+#[allow(dead_code)]
+pub fn git_at(repo: &Path, home: &Path, date: &str, args: &[&str]) {
+    let status = isolated("git", repo, home)
+        .args(args)
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
 }

@@ -1,0 +1,167 @@
+//! P2's diff cache (issue 21, item 4): a rerun diffs only what it has not diffed before, the reports are the same
+//! bytes with a cold cache, a warm one and none, and a damaged cache is ignored with a warning.
+
+use std::path::Path;
+
+mod common;
+
+use pipeline::commands::p2::{P2Args, P2Outcome, run};
+
+fn p2(repo: &Path, out: &Path, cache: Option<&Path>) -> P2Outcome {
+    run(&P2Args {
+        repo: repo.to_path_buf(),
+        rev: Some("HEAD".into()),
+        out: out.to_path_buf(),
+        as_of: Some("2026-11-21".into()),
+        cache: cache.map(Path::to_path_buf),
+        ..P2Args::default()
+    })
+    .unwrap()
+}
+
+/// Every report file of a run, by name, with its bytes.
+fn reports(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let cache = dir.path().join("cache");
+
+    let none = p2(&repo, &dir.path().join("none"), None);
+    assert_eq!((none.cache, none.cache_line.as_str()), (None, ""));
+    let cold = p2(&repo, &dir.path().join("cold"), Some(&cache));
+    let (cold_hits, cold_computed) = cold.cache.unwrap();
+    assert!(cold_computed > 0);
+    let warm = p2(&repo, &dir.path().join("warm"), Some(&cache));
+    assert_eq!(
+        warm.cache,
+        Some((cold_hits + cold_computed, 0)),
+        "a warm rerun computes nothing"
+    );
+    assert!(warm.cache_line.starts_with(&format!(
+        "  diff cache      {0} of {0} diffs from {1}",
+        cold_hits + cold_computed,
+        cache.display()
+    )));
+    assert_eq!(reports(&dir.path().join("none")), reports(&dir.path().join("cold")));
+    assert_eq!(reports(&dir.path().join("none")), reports(&dir.path().join("warm")));
+    // The stdout block is the same too; only the cache line after it differs.
+    assert_eq!(none.summary, warm.summary);
+
+    // One new commit, a fix of an earlier change: only the diffs that involve it are computed.
+    std::fs::write(repo.join("src/limit_extra.c"), "extra line 1 (checked)\nextra line 2\n").unwrap();
+    common::git_at(
+        &repo,
+        dir.path(),
+        "2026-06-01T12:00:00Z",
+        &["commit", "--quiet", "-am", "fix: limiter extra check"],
+    );
+    let grown = p2(&repo, &dir.path().join("grown"), Some(&cache));
+    let (hits, computed) = grown.cache.unwrap();
+    assert!(computed > 0 && computed <= 3, "computed {computed}");
+    assert!(hits >= cold_hits + cold_computed, "hits {hits}");
+    let fresh = p2(&repo, &dir.path().join("fresh"), None);
+    assert_eq!(reports(&dir.path().join("fresh")), reports(&dir.path().join("grown")));
+    assert_eq!(fresh.summary, grown.summary);
+}
+
+#[test]
+fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let cache = dir.path().join("cache");
+    p2(&repo, &dir.path().join("cold"), Some(&cache));
+    let file = std::fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+
+    let damaged = p2(&repo, &dir.path().join("damaged"), Some(&cache));
+    assert_eq!(
+        damaged.warnings,
+        [format!(
+            "{}: the cache file's checksum does not match (damaged); the cache is ignored and rewritten",
+            file.display()
+        )]
+    );
+    assert_eq!(damaged.cache.unwrap().0, reports_hits_of_a_cold_run(&repo, dir.path()));
+    assert_eq!(reports(&dir.path().join("cold")), reports(&dir.path().join("damaged")));
+    // Rewritten: the next run trusts it again.
+    let next = p2(&repo, &dir.path().join("next"), Some(&cache));
+    assert!(next.warnings.is_empty());
+    assert_eq!(next.cache.unwrap().1, 0);
+}
+
+/// The hits a run with an empty cache gets (what it learned earlier in the same run).
+fn reports_hits_of_a_cold_run(repo: &Path, dir: &Path) -> u64 {
+    let cache = dir.join("another-cache");
+    p2(repo, &dir.join("another"), Some(&cache)).cache.unwrap().0
+}
+
+/// `phase0 weekly` twice in a row on a history that grew by one commit: the second week's P2 diffs only what the
+/// new commit brings, and says so after its block (never in the week's files, which match a run without a cache).
+#[test]
+fn a_weekly_rerun_after_one_new_commit_reads_the_rest_from_the_cache() {
+    use pipeline::commands::weekly::{WeeklyArgs, run as weekly};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let config = dir.path().join("weekly.toml");
+    std::fs::write(&config, format!("[p2]\nrepo = {:?}\n", repo.display().to_string())).unwrap();
+    let week = |out: &str, cache: Option<&Path>| {
+        weekly(&WeeklyArgs {
+            config: Some(config.clone()),
+            out: dir.path().join(out),
+            week: Some("2026-W47".into()),
+            as_of: Some("2026-11-21".into()),
+            cache: cache.map(Path::to_path_buf),
+            ..WeeklyArgs::default()
+        })
+        .unwrap()
+    };
+    let cache = dir.path().join("cache");
+    let first = week("first", Some(&cache));
+    assert!(first.summary.contains(" computed\n"), "{}", first.summary);
+    common::git_at(
+        &repo,
+        dir.path(),
+        "2026-06-01T12:00:00Z",
+        &["commit", "--quiet", "--allow-empty", "-m", "docs: nothing"],
+    );
+    let second = week("second", Some(&cache));
+    let line = second
+        .summary
+        .lines()
+        .find(|l| l.contains("diff cache"))
+        .unwrap()
+        .to_string();
+    assert!(line.ends_with(", 0 computed"), "{line}");
+    week("uncached", None);
+    for file in [
+        "week.md",
+        "week.json",
+        "p2/p2.json",
+        "p2/p2.md",
+        "p2/p2-failures.parquet",
+    ] {
+        assert_eq!(
+            std::fs::read(dir.path().join("second/2026-W47").join(file)).unwrap(),
+            std::fs::read(dir.path().join("uncached/2026-W47").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}
