@@ -273,12 +273,17 @@ fn the_same_history_gives_byte_identical_reports_and_the_block_shows_the_rule() 
         );
         stdout.push(String::from_utf8(output.stdout).unwrap());
     }
-    // The same block but for the last line, where the reports went.
-    let (a_block, b_block) = (
-        stdout[0].strip_suffix(&format!("  reports         {}\n", a.display())),
-        stdout[1].strip_suffix(&format!("  reports         {}\n", b.display())),
-    );
-    assert_eq!(a_block, b_block);
+    // The same block but for the last two lines: how many diffs came from the cache (none the first time, all
+    // the second) and where the reports went.
+    let block = |stdout: &str, out: &Path| {
+        let block = stdout.strip_suffix(&format!("  reports         {}\n", out.display()))?;
+        let (block, cache) = block.trim_end_matches('\n').rsplit_once('\n')?;
+        assert!(cache.starts_with("  diff cache      "), "{cache}");
+        Some((block.to_string(), cache.ends_with(" 0 computed")))
+    };
+    let (a_block, b_block) = (block(&stdout[0], &a), block(&stdout[1], &b));
+    assert_eq!(a_block.as_ref().map(|b| &b.0), b_block.as_ref().map(|b| &b.0));
+    assert_eq!(b_block.as_ref().map(|b| b.1), Some(true), "{}", stdout[1]);
     assert!(a_block.is_some(), "{}", stdout[0]);
     assert!(stdout[0].starts_with(
         "P2 gate buckets — kill condition (pre-registered): only-self-reflection share < 5% of classified failures ⇒ do NOT build §7–§8\n"
