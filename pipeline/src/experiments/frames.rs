@@ -152,6 +152,27 @@ pub fn eligible_tasks_by_signal(tasks: &[TaskRow]) -> PolarsResult<Vec<(String, 
         .collect())
 }
 
+/// The rows of each distinct value of `keys` (`None`: the value is absent; those rows are one group), as a polars
+/// group-by over a one-column frame: the breakdowns' groups (P1 `--by`, P2 by surface and by kind), whose
+/// statistics the kernels then compute over each group's rows. Rows ascending within a group; groups in no
+/// particular order (callers sort them as their reports list them).
+pub fn rows_by_key(keys: &[Option<&str>]) -> PolarsResult<Vec<(Option<String>, Vec<usize>)>> {
+    let frame = DataFrame::new(keys.len(), vec![Column::new("key".into(), keys.to_vec())])?;
+    let grouped = frame.group_by(["key"])?;
+    let values = frame.column("key")?.str()?;
+    let mut out = Vec::new();
+    for group in grouped.get_groups().iter() {
+        let mut rows: Vec<usize> = match group {
+            GroupsIndicator::Idx((_, all)) => all.iter().map(|&row| row as usize).collect(),
+            GroupsIndicator::Slice([first, len]) => (first as usize..(first + len) as usize).collect(),
+        };
+        rows.sort_unstable();
+        let Some(&first) = rows.first() else { continue };
+        out.push((values.get(first).map(str::to_string), rows));
+    }
+    Ok(out)
+}
+
 /// Bucket counts per repository from the failure tables of many (`phase0 pool`, `phase0 p2 --repo A --repo B`):
 /// `failures` holds a `repo` column (String) beside each table's `bucket` (String) and `floor_flagged` (Boolean,
 /// nullable). Two polars group-bys: rows by repository and bucket, and the rows the risk floor flagged by
@@ -225,6 +246,21 @@ mod tests {
             censored,
             signals: signals.to_vec(),
         }
+    }
+
+    #[test]
+    fn rows_are_grouped_by_key_with_the_absent_ones_together() {
+        let mut groups = rows_by_key(&[Some("b"), None, Some("a"), Some("b"), None]).unwrap();
+        groups.sort();
+        assert_eq!(
+            groups,
+            [
+                (None, vec![1, 4]),
+                (Some("a".to_string()), vec![2]),
+                (Some("b".to_string()), vec![0, 3]),
+            ]
+        );
+        assert_eq!(rows_by_key(&[]).unwrap(), []);
     }
 
     #[test]

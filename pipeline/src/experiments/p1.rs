@@ -396,18 +396,17 @@ pub fn breakdown(
     spec: &P1Spec,
 ) -> Result<Vec<Group>, StatsError> {
     let z = stats::z_two_sided(spec.alpha)?;
-    // Keyed by (absent?, value) so that absent sorts last; each group holds its rows' columns.
-    type Rows = (Vec<f64>, Vec<bool>);
-    let mut groups: std::collections::BTreeMap<(bool, Option<String>), Rows> = Default::default();
-    for row in 0..confidence.len() {
-        let value = key(row);
-        let entry = groups.entry((value.is_none(), value)).or_default();
-        entry.0.push(confidence[row]);
-        entry.1.push(correct[row]);
-    }
+    let keys: Vec<Option<String>> = (0..confidence.len()).map(key).collect();
+    let keys: Vec<Option<&str>> = keys.iter().map(Option::as_deref).collect();
+    // A group-by over an in-memory column of strings fails only on a polars bug.
+    let mut groups = super::frames::rows_by_key(&keys).expect("polars groups a column of strings");
+    // Sorted by value, absent last.
+    groups.sort_by(|(a, _), (b, _)| (a.is_none(), a).cmp(&(b.is_none(), b)));
     groups
         .into_iter()
-        .map(|((_, value), (confidence, correct))| {
+        .map(|(value, rows)| {
+            let confidence: Vec<f64> = rows.iter().map(|&row| confidence[row]).collect();
+            let correct: Vec<bool> = rows.iter().map(|&row| correct[row]).collect();
             let evidence = Evidence::from_rows(&confidence, &correct, spec)?;
             Ok(Group {
                 value,

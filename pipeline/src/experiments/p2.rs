@@ -570,6 +570,23 @@ impl Group {
     }
 }
 
+/// The non-empty groups of a breakdown of `failures` by `key`, in `order`: a polars group-by
+/// ([`super::frames::rows_by_key`]), then each group's counts, shares and time to remedy over its rows.
+fn groups_of(failures: &[Failure], order: &[&str], z: f64, key: impl Fn(&Failure) -> &'static str) -> Vec<Group> {
+    let keys: Vec<Option<&str>> = failures.iter().map(|f| Some(key(f))).collect();
+    // A group-by over an in-memory column of strings fails only on a polars bug.
+    let mut groups = super::frames::rows_by_key(&keys).expect("polars groups a column of strings");
+    let rank = |value: &Option<String>| order.iter().position(|o| Some(*o) == value.as_deref());
+    groups.sort_by_key(|(value, _)| rank(value));
+    groups
+        .into_iter()
+        .map(|(value, rows)| {
+            let members = rows.iter().map(|&row| &failures[row]);
+            Group::of(value.as_deref().unwrap_or_default(), members, z)
+        })
+        .collect()
+}
+
 /// What the walk and the detection saw, every skipped or unresolved case counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HistorySummary {
@@ -1613,21 +1630,13 @@ fn aggregate(failures: Vec<Failure>, history: HistorySummary, self_check: SelfCh
         none_self_reflection,
     };
 
-    let surfaces = Surface::ALL.into_iter().map(Some).chain([None]);
-    let by_surface = surfaces
-        .filter_map(|surface| {
-            let members = failures.iter().filter(move |f| f.failing_surface == surface);
-            let key = surface.map_or("unknown", Surface::as_str);
-            members.clone().next().map(|_| Group::of(key, members, z))
-        })
-        .collect();
-    let by_kind = FailureKind::ALL
-        .into_iter()
-        .filter_map(|kind| {
-            let members = failures.iter().filter(move |f| f.kind == kind);
-            members.clone().next().map(|_| Group::of(kind.id(), members, z))
-        })
-        .collect();
+    // Most risky surface first, then `unknown` (no diff); kinds in their pre-registered order.
+    let surface_order: Vec<&str> = Surface::ALL.iter().map(|s| s.as_str()).chain(["unknown"]).collect();
+    let by_surface = groups_of(&failures, &surface_order, z, |f| {
+        f.failing_surface.map_or("unknown", Surface::as_str)
+    });
+    let kind_order: Vec<&str> = FailureKind::ALL.iter().map(|k| k.id()).collect();
+    let by_kind = groups_of(&failures, &kind_order, z, |f| f.kind.id());
 
     let samples = Bucket::ALL
         .into_iter()
