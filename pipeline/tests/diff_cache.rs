@@ -19,22 +19,6 @@ fn p2(repo: &Path, out: &Path, cache: Option<&Path>) -> P2Outcome {
     .unwrap()
 }
 
-/// Every report file of a run, by name, with its bytes.
-fn reports(out: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,8 +41,14 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
         cold_hits + cold_computed,
         cache.display()
     )));
-    assert_eq!(reports(&dir.path().join("none")), reports(&dir.path().join("cold")));
-    assert_eq!(reports(&dir.path().join("none")), reports(&dir.path().join("warm")));
+    assert_eq!(
+        common::report_files(&dir.path().join("none")),
+        common::report_files(&dir.path().join("cold"))
+    );
+    assert_eq!(
+        common::report_files(&dir.path().join("none")),
+        common::report_files(&dir.path().join("warm"))
+    );
     // The stdout block is the same too; only the cache line after it differs.
     assert_eq!(none.summary, warm.summary);
 
@@ -75,7 +65,10 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     assert!(computed > 0 && computed <= 3, "computed {computed}");
     assert!(hits >= cold_hits + cold_computed, "hits {hits}");
     let fresh = p2(&repo, &dir.path().join("fresh"), None);
-    assert_eq!(reports(&dir.path().join("fresh")), reports(&dir.path().join("grown")));
+    assert_eq!(
+        common::report_files(&dir.path().join("fresh")),
+        common::report_files(&dir.path().join("grown"))
+    );
     assert_eq!(fresh.summary, grown.summary);
 }
 
@@ -99,8 +92,11 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
             file.display()
         )]
     );
-    assert_eq!(damaged.cache.unwrap().0, reports_hits_of_a_cold_run(&repo, dir.path()));
-    assert_eq!(reports(&dir.path().join("cold")), reports(&dir.path().join("damaged")));
+    assert_eq!(damaged.cache.unwrap().0, hits_of_a_cold_run(&repo, dir.path()));
+    assert_eq!(
+        common::report_files(&dir.path().join("cold")),
+        common::report_files(&dir.path().join("damaged"))
+    );
     // Rewritten: the next run trusts it again.
     let next = p2(&repo, &dir.path().join("next"), Some(&cache));
     assert!(next.warnings.is_empty());
@@ -108,7 +104,7 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
 }
 
 /// The hits a run with an empty cache gets (what it learned earlier in the same run).
-fn reports_hits_of_a_cold_run(repo: &Path, dir: &Path) -> u64 {
+fn hits_of_a_cold_run(repo: &Path, dir: &Path) -> u64 {
     let cache = dir.join("another-cache");
     p2(repo, &dir.join("another"), Some(&cache)).cache.unwrap().0
 }

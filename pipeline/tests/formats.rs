@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use pipeline::commands::p1::{P1Args, run as run_p1};
 use polars::prelude::*;
 use serde_json::Value;
@@ -88,34 +90,19 @@ fn write_corpus_tables(rows: &[serde_json::Map<String, Value>], csv_path: &Path,
     write_parquet(parquet_path, columns);
 }
 
-/// Every file of a report set, with what names the input replaced by placeholders; the manifest (the sizes and
-/// digests of the other files) by its file names alone.
+/// Every file of a report set ([`common::report_files`]), as text with what names the input replaced by
+/// placeholders (a file that is not UTF-8 as `<binary>`).
 fn report_set(dir: &Path, input: &Path) -> Vec<(String, String)> {
     let bytes = std::fs::read(input).unwrap();
     let sha256 = pipeline::prereg::sha256_hex(&bytes);
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
+    common::report_files(dir)
         .into_iter()
-        .map(|name| {
-            let text = std::fs::read_to_string(dir.join(&name)).unwrap_or_else(|_| "<binary>".to_owned());
-            let text = if name == "manifest.json" {
-                let manifest: Value = serde_json::from_str(&text).unwrap();
-                let files: Vec<&Value> = manifest["files"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|f| &f["name"])
-                    .collect();
-                format!("{files:?}")
-            } else {
-                text.replace(&input.display().to_string(), "<input>")
-                    .replace(&sha256, "<sha256>")
-                    .replace(&format!("\"bytes\": {},", bytes.len()), "\"bytes\": <n>,")
-            };
+        .map(|(name, file)| {
+            let text = String::from_utf8(file).unwrap_or_else(|_| "<binary>".to_owned());
+            let text = text
+                .replace(&input.display().to_string(), "<input>")
+                .replace(&sha256, "<sha256>")
+                .replace(&format!("\"bytes\": {},", bytes.len()), "\"bytes\": <n>,");
             (name, text)
         })
         .collect()
@@ -458,7 +445,7 @@ fn p3_reads_the_same_tasks_from_jsonl_and_parquet_into_the_same_report() {
                 .replace(&format!("({format})"), "(<format>)")
                 .replace(&format!("` | {format} | "), "` | <format> | ")
         };
-        let expected: Vec<(String, String)> = report_files(&reference_out)
+        let expected: Vec<(String, String)> = common::report_files(&reference_out)
             .into_iter()
             .map(|(name, bytes)| (name, normalise(&String::from_utf8_lossy(&bytes), &jsonl_bytes, "jsonl")))
             .collect();
@@ -477,7 +464,7 @@ fn p3_reads_the_same_tasks_from_jsonl_and_parquet_into_the_same_report() {
             std::fs::write(&input, &table_bytes).unwrap();
             let out = dir.path().join(format!("{stem}-parquet-{}", lists == Lists::Columns));
             let outcome = run("parquet", &out);
-            let got: Vec<(String, String)> = report_files(&out)
+            let got: Vec<(String, String)> = common::report_files(&out)
                 .into_iter()
                 .map(|(name, bytes)| {
                     (
@@ -522,32 +509,6 @@ fn p3_reads_the_same_tasks_from_jsonl_and_parquet_into_the_same_report() {
     let text = json.to_string();
     assert!(text.contains("\"format\":\"parquet\""), "{text}");
     assert!(text.contains("it starts with PAR1"), "{text}");
-}
-
-/// Every file of a report set with its bytes, by name; the manifest by the names it lists.
-fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .map(|name| {
-            let bytes = std::fs::read(dir.join(&name)).unwrap();
-            if name == "manifest.json" {
-                let manifest: Value = serde_json::from_slice(&bytes).unwrap();
-                let files: Vec<&Value> = manifest["files"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|f| &f["name"])
-                    .collect();
-                return (name, format!("{files:?}").into_bytes());
-            }
-            (name, bytes)
-        })
-        .collect()
 }
 
 #[test]

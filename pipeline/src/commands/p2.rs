@@ -270,12 +270,17 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let mut memo = git::DiffMemo::default();
     let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
         let mut answered: Vec<Option<CommitDiff>> = requests.iter().map(|r| cache.get(r, detail)).collect();
-        let misses: Vec<DiffRequest> = requests
-            .iter()
-            .zip(&answered)
-            .filter(|(_, hit)| hit.is_none())
-            .map(|(request, _)| request.clone())
-            .collect();
+        // Without a hit (no cache, a cold one) the batch goes to the differ as it is, its path sets not copied.
+        let misses: std::borrow::Cow<[DiffRequest]> = if answered.iter().all(Option::is_none) {
+            std::borrow::Cow::Borrowed(requests)
+        } else {
+            requests
+                .iter()
+                .zip(&answered)
+                .filter(|(_, hit)| hit.is_none())
+                .map(|(request, _)| request.clone())
+                .collect()
+        };
         if misses.is_empty() {
             return Ok(answered.into_iter().flatten().collect());
         }

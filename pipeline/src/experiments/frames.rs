@@ -249,6 +249,58 @@ mod tests {
     }
 
     #[test]
+    fn buckets_by_repository_counts_every_row_whether_the_floor_saw_it_or_not() {
+        // A failure without a failing change has no floor flag (null): it still counts in its bucket.
+        let frame = DataFrame::new(
+            5,
+            vec![
+                Column::new("repo".into(), ["a", "a", "a", "b", "b"]),
+                Column::new(
+                    "bucket".into(),
+                    ["ambiguous", "ambiguous", "ci", "self-reflection", "human-review"],
+                ),
+                Column::new(
+                    "floor_flagged".into(),
+                    [None, None, Some(true), Some(false), Some(true)],
+                ),
+            ],
+        )
+        .unwrap();
+        let counted = buckets_by_repository(&frame).unwrap();
+        let a = counted["a"];
+        assert_eq!(
+            (a.total, a.ambiguous, a.ci, a.classified, a.floor_flagged),
+            (3, 2, 1, 1, 1)
+        );
+        let b = counted["b"];
+        assert_eq!(
+            (
+                b.total,
+                b.self_reflection,
+                b.human_review,
+                b.classified,
+                b.floor_flagged
+            ),
+            (2, 1, 1, 2, 1)
+        );
+        let unknown = DataFrame::new(
+            1,
+            vec![
+                Column::new("repo".into(), ["a"]),
+                Column::new("bucket".into(), ["gate"]),
+                Column::new("floor_flagged".into(), [Some(true)]),
+            ],
+        )
+        .unwrap();
+        assert!(
+            buckets_by_repository(&unknown)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown bucket \"gate\"")
+        );
+    }
+
+    #[test]
     fn rows_are_grouped_by_key_with_the_absent_ones_together() {
         let mut groups = rows_by_key(&[Some("b"), None, Some("a"), Some("b"), None]).unwrap();
         groups.sort();

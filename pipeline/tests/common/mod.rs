@@ -48,3 +48,31 @@ pub fn git_at(repo: &Path, home: &Path, date: &str, args: &[&str]) {
         .expect("git runs");
     assert!(status.success(), "git {args:?}");
 }
+
+/// Every file of a report set with its bytes, by name; the manifest (the sizes and digests of the others) by the
+/// names it lists, so that two sets compare equal when their other files do.
+#[allow(dead_code)]
+pub fn report_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).unwrap();
+            if name == "manifest.json" {
+                let manifest: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                let files: Vec<&serde_json::Value> = manifest["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| &f["name"])
+                    .collect();
+                return (name, format!("{files:?}").into_bytes());
+            }
+            (name, bytes)
+        })
+        .collect()
+}
