@@ -111,7 +111,7 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
             .map_err(|e| input(&e))?
             .unwrap_or_else(|| "1970-01-01T00:00:00Z".to_string()),
     };
-    let as_of_seconds = envelope::parse_instant(&as_of)
+    let as_of_seconds = envelope::parse_as_of(&as_of)
         .map(|(t, _)| t.as_second())
         .ok_or_else(|| CommandError::Input(format!("as-of {as_of:?} is not a time")))?;
 

@@ -148,7 +148,7 @@ fn filters_hint(commits: usize, missing: impl FnOnce() -> bool, path: &std::path
 /// A `--since`/`--until` bound in Unix seconds. A bare date is midnight UTC for `--since` and the last second of
 /// that day for `--until`, so `--since D --until D` keeps the whole day.
 fn time_bound(flag: &str, value: &str, end_of_day: bool) -> Result<i64, CommandError> {
-    let (timestamp, bare_date) = envelope::parse_instant(value).ok_or_else(|| {
+    let (timestamp, bare_date) = envelope::parse_as_of(value).ok_or_else(|| {
         CommandError::Input(format!(
             "{flag} {:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp",
             value.trim()

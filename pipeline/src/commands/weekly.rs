@@ -220,7 +220,7 @@ fn choose_week(args: &WeeklyArgs) -> Result<String, CommandError> {
     let as_of = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|error| CommandError::Input(error.to_string()))?;
     let instant = as_of
-        .and_then(|as_of| envelope::parse_instant(&as_of))
+        .and_then(|as_of| envelope::parse_as_of(&as_of))
         .map(|(instant, _)| instant);
     let date = match (instant, args.today) {
         (Some(instant), _) => instant.to_zoned(jiff::tz::TimeZone::UTC).date(),

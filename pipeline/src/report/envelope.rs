@@ -137,7 +137,7 @@ pub fn generated_at(
 ) -> Result<Option<String>, AsOfError> {
     let timestamp = if let Some(as_of) = as_of {
         let trimmed = as_of.trim().to_string();
-        let Some((timestamp, _)) = parse_instant(as_of) else {
+        let Some((timestamp, _)) = parse_as_of(as_of) else {
             // A real calendar date that jiff cannot place (the last hours of 9999) is out of range, not malformed.
             return Err(match trimmed.parse::<jiff::civil::Date>() {
                 Ok(_) => AsOfError::AsOfRange(trimmed),
@@ -175,7 +175,7 @@ pub fn accepted(timestamp: jiff::Timestamp) -> bool {
 }
 
 /// An RFC 3339 timestamp, or a bare `YYYY-MM-DD` date taken as midnight UTC (the flag is `true` for a date).
-pub fn parse_instant(value: &str) -> Option<(jiff::Timestamp, bool)> {
+pub fn parse_as_of(value: &str) -> Option<(jiff::Timestamp, bool)> {
     let value = value.trim();
     if let Ok(timestamp) = value.parse::<jiff::Timestamp>() {
         return Some((timestamp, false));

@@ -861,7 +861,7 @@ fn parse_chunk(
                     };
                 }
                 row += 1;
-                let hash = line_hash(line);
+                let hash = duplicate_key_hash(line);
                 meta.hashes[shard_of(hash)].push(hash);
             }
             Err((reason, message)) => match policy {
@@ -1281,8 +1281,10 @@ fn invalid_json(e: &serde_json::Error) -> (InvalidReason, String) {
 // ---------------------------------------------------------------------------------------------------------------
 // Hashing
 
-/// A fast, well-mixed 64-bit hash of a line (folded multiply over 16-byte blocks, as in wyhash/foldhash).
-fn line_hash(bytes: &[u8]) -> u64 {
+/// The key under which a corpus line is checked for duplicates: a fast, well-mixed 64-bit hash of its bytes (folded
+/// multiply over 16-byte blocks, as in wyhash/foldhash). Not [`super::commits::line_hash`], the stable hash of P2's
+/// line evidence.
+fn duplicate_key_hash(bytes: &[u8]) -> u64 {
     const P0: u64 = 0xa076_1d64_78bd_642f;
     const P1: u64 = 0xe703_7ed1_a0b4_28db;
     const P2: u64 = 0x8ebc_6af0_9c88_c6e3;
@@ -1443,9 +1445,9 @@ mod tests {
     }
 
     #[test]
-    fn line_hash_separates_close_inputs() {
+    fn duplicate_key_hash_separates_close_inputs() {
         let inputs: [&[u8]; 6] = [b"", b"\0", b"a", b"a\0", b"0123456789abcdef", b"0123456789abcdeg"];
-        let hashes: HashSet<u64> = inputs.iter().map(|i| line_hash(i)).collect();
+        let hashes: HashSet<u64> = inputs.iter().map(|i| duplicate_key_hash(i)).collect();
         assert_eq!(hashes.len(), inputs.len());
     }
 

@@ -254,7 +254,9 @@ pub fn board_from_history(
     board_from_history_with(repo, rev, file, format, tz, HistoryOptions::default())
 }
 
-/// [`board_from_history`] with explicit [`HistoryOptions`].
+/// [`board_from_history`] with explicit [`HistoryOptions`]: the chain of first parents from `rev`, the versions of
+/// the task file along it ([`locate_versions`]), those versions folded into tasks ([`fold_versions`]), and the
+/// board with its notes ([`finish_board`]).
 pub fn board_from_history_with(
     repo: &gix::ThreadSafeRepository,
     rev: Option<&str>,
@@ -280,13 +282,53 @@ pub fn board_from_history_with(
         .map(|commits| commits.iter().copied().collect())
         .unwrap_or_default();
     let (chain, truncated) = first_parent_chain(&ctx, &local, tip, &shallow)?;
+    let Some(located) = locate_versions(&ctx, chain, &path)? else {
+        return Err(TaskHistoryError::NeverExisted {
+            repo: repo_name,
+            path,
+            rev: rev.to_owned(),
+            tip,
+        });
+    };
+    let mut fold = fold_versions(&ctx, &located, format, tz, &options)?;
+    let Some(newest) = fold.newest else {
+        let (commit, message) = fold
+            .skipped
+            .pop()
+            .map_or((tip, "no version".to_owned()), |s| (s.commit, s.message));
+        return Err(TaskHistoryError::NoReadableVersion {
+            repo: repo_name,
+            path,
+            format,
+            versions: fold.versions,
+            commit,
+            message,
+        });
+    };
+    Ok(finish_board(fold, newest, located, truncated, tip, path, format))
+}
 
+/// The versions of a task file along the first-parent chain.
+struct Located {
+    chain: Vec<ChainCommit>,
+    /// The distinct (path, blob) pairs of all versions, and the commit each was first seen in.
+    units: Vec<(String, ObjectId)>,
+    unit_commit: Vec<ObjectId>,
+    versions: Vec<Version>,
+}
+
+/// Finds the commits of `chain` that changed the task file (or, in directory mode, the files of the directory) and
+/// the blobs of every version; `None` when the path never existed along the chain.
+fn locate_versions<F: Fn() -> gix::Repository + Sync>(
+    ctx: &Ctx<'_, F>,
+    mut chain: Vec<ChainCommit>,
+    path: &str,
+) -> Result<Option<Located>, TaskHistoryError> {
     // The object at the path in every commit, in parallel.
     let looked_up = chain
         .par_iter()
         .map(|commit| ctx.handles.with(|handle| ctx.lookup(handle, commit)))
         .collect::<Result<Vec<(Found, u64)>, _>>()?;
-    let mut chain = chain;
     let mut other_file_commits = 0;
     for (i, commit) in chain.iter_mut().enumerate() {
         let before = if i == 0 { EMPTY_DIGEST } else { looked_up[i - 1].1 };
@@ -296,12 +338,7 @@ pub fn board_from_history_with(
     }
     let found: Vec<Found> = looked_up.into_iter().map(|(f, _)| f).collect();
     if found.iter().all(|f| *f == Found::Absent) {
-        return Err(TaskHistoryError::NeverExisted {
-            repo: repo_name,
-            path,
-            rev: rev.to_owned(),
-            tip,
-        });
+        return Ok(None);
     }
     let changed: Vec<usize> = (0..chain.len())
         .filter(|&i| found[i] != if i == 0 { Found::Absent } else { found[i - 1] })
@@ -309,7 +346,7 @@ pub fn board_from_history_with(
     // The files of each changed commit: directory listings in parallel.
     let listings = changed
         .par_iter()
-        .map(|&i| ctx.handles.with(|handle| ctx.files(handle, &chain[i], found[i], &path)))
+        .map(|&i| ctx.handles.with(|handle| ctx.files(handle, &chain[i], found[i], path)))
         .collect::<Result<Vec<Option<Vec<(String, ObjectId)>>>, _>>()?;
 
     // Versions and their distinct (path, blob) units.
@@ -340,7 +377,29 @@ pub fn board_from_history_with(
         });
         previous = listing;
     }
+    Ok(Some(Located {
+        chain,
+        units,
+        unit_commit,
+        versions,
+    }))
+}
 
+/// Reads every version's blobs (in parallel batches, each thread reading a run of blobs in commit order so that a
+/// version reuses the parsed lines of the previous one) and folds the versions, oldest first, into tasks.
+fn fold_versions<F: Fn() -> gix::Repository + Sync>(
+    ctx: &Ctx<'_, F>,
+    located: &Located,
+    format: Format,
+    tz: &TimeZone,
+    options: &HistoryOptions,
+) -> Result<Fold, TaskHistoryError> {
+    let Located {
+        chain,
+        units,
+        unit_commit,
+        versions,
+    } = located;
     let mut fold = Fold {
         split_reused_ids: options.split_reused_ids,
         title_overlap_below: options.reuse_title_overlap_below,
@@ -452,21 +511,20 @@ pub fn board_from_history_with(
             }
         }
     }
+    Ok(fold)
+}
 
-    let Some(newest) = fold.newest else {
-        let (commit, message) = fold
-            .skipped
-            .pop()
-            .map_or((tip, "no version".to_owned()), |s| (s.commit, s.message));
-        return Err(TaskHistoryError::NoReadableVersion {
-            repo: repo_name,
-            path,
-            format,
-            versions: fold.versions,
-            commit,
-            message,
-        });
-    };
+/// The board of a folded history, with notes on what was truncated, skipped, gone or reused.
+fn finish_board(
+    mut fold: Fold,
+    newest: usize,
+    located: Located,
+    truncated: Option<ObjectId>,
+    tip: ObjectId,
+    path: String,
+    format: Format,
+) -> TaskFileHistory {
+    let Located { chain, units, .. } = located;
     let mut notes = Vec::new();
     if let Some(boundary) = truncated {
         notes.push(format!(
@@ -536,15 +594,7 @@ pub fn board_from_history_with(
         .map(|t| t.task.id.as_str())
         .collect();
     if !gone.is_empty() {
-        let mut named = gone
-            .iter()
-            .take(NAMED_IN_NOTE)
-            .map(|id| format!("{id:?}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if gone.len() > NAMED_IN_NOTE {
-            named.push_str(&format!(" and {} more", gone.len() - NAMED_IN_NOTE));
-        }
+        let named = named_ids(&gone);
         notes.push(format!(
             "{} {} no longer in the newest version, kept as last seen: {named}",
             gone.len(),
@@ -552,15 +602,7 @@ pub fn board_from_history_with(
         ));
     }
     if !reused_named.is_empty() {
-        let mut named = reused_named
-            .iter()
-            .take(NAMED_IN_NOTE)
-            .map(|id| format!("{id:?}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if reused_named.len() > NAMED_IN_NOTE {
-            named.push_str(&format!(" and {} more", reused_named.len() - NAMED_IN_NOTE));
-        }
+        let named = named_ids(&reused_named);
         notes.push(format!(
             "{} {} reused by a later task with another title and creation time; the earlier {} kept apart: {named}",
             reused_named.len(),
@@ -585,7 +627,7 @@ pub fn board_from_history_with(
     let mut files: Vec<String> = units.into_iter().map(|(p, _)| p).collect();
     files.sort_unstable();
     files.dedup();
-    Ok(TaskFileHistory {
+    TaskFileHistory {
         board: Board {
             path: PathBuf::from(&path),
             format,
@@ -608,7 +650,21 @@ pub fn board_from_history_with(
         tip_time: chain.last().map_or(Timestamp::UNIX_EPOCH, |c| c.time),
         ids_reused,
         files,
-    })
+    }
+}
+
+/// The first [`NAMED_IN_NOTE`] ids, quoted, and how many more there are.
+fn named_ids<S: AsRef<str>>(ids: &[S]) -> String {
+    let mut named = ids
+        .iter()
+        .take(NAMED_IN_NOTE)
+        .map(|id| format!("{:?}", id.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > NAMED_IN_NOTE {
+        named.push_str(&format!(" and {} more", ids.len() - NAMED_IN_NOTE));
+    }
+    named
 }
 
 /// `./a//b/` → `a/b`.

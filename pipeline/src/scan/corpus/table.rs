@@ -31,7 +31,7 @@ use polars::prelude::*;
 
 use crate::scan::input::LineCounter;
 
-use super::{ABSENT, Column, Corpus, CorpusError, InvalidPolicy, InvalidReason, ReadStats, format_number, line_hash};
+use super::{ABSENT, Column, Corpus, CorpusError, InvalidPolicy, InvalidReason, ReadStats, format_number, duplicate_key_hash};
 
 /// The columns a corpus table is read from, in the order of [`Fields`].
 const COLUMNS: [&str; 8] = [
@@ -200,7 +200,7 @@ fn row_hash(row: &Row<'_>) -> u64 {
     }
     bytes.extend(row.risk_score.unwrap_or(f64::NAN).to_bits().to_le_bytes());
     bytes.push(row.needs_review.map_or(2, u8::from));
-    line_hash(&bytes)
+    duplicate_key_hash(&bytes)
 }
 
 /// Accumulates the corpus row by row.
