@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
 use gix::bstr::BStr;
@@ -28,18 +27,9 @@ impl Rng {
     }
 }
 
+/// `git ARGS` in `dir`, isolated ([`testenv::git`]); the scenario's work tree is its own HOME.
 fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .args(args)
-        .output()
-        .expect("git runs");
+    let output = testenv::git(dir, dir).args(args).output().expect("git runs");
     assert!(
         output.status.success(),
         "git {args:?}: {}",
@@ -152,11 +142,7 @@ fn scenario(seed: u64) {
 }
 
 fn tracked_files(root: &Path) -> Vec<String> {
-    let output = Command::new("git")
-        .current_dir(root)
-        .args(["ls-files"])
-        .output()
-        .unwrap();
+    let output = testenv::git(root, root).args(["ls-files"]).output().unwrap();
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()

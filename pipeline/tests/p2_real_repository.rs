@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::Command;
 
 mod common;
 
@@ -34,13 +33,10 @@ fn repository() -> (PathBuf, Option<tempfile::TempDir>) {
 }
 
 fn git(repo: &PathBuf, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(repo)
+    let home = tempfile::tempdir().unwrap();
+    let output = common::isolated("git", repo, home.path())
         .args(["-c", "core.quotePath=false"])
         .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
         .expect("git runs");
     assert!(

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-/// Path of a workspace binary, built once per test process (`cargo build` is a no-op when it is fresh).
+/// Path of a workspace binary, built once per test process. Cargo hands a test `CARGO_BIN_EXE_<name>` only for its
+/// own package's binaries, and these tests run two packages' (`phase0` of `pipeline`, `reflect-hook` of
+/// `capture`), so they ask Cargo for both: under `cargo test --workspace` Cargo has already built them for those
+/// packages' own tests and this `cargo build` finds everything fresh (0.4 s); under `cargo test -p e2e` it builds
+/// them, and a stale binary is never run.
 pub fn binary(name: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     let dir = BUILT.get_or_init(|| {
@@ -83,17 +87,9 @@ impl Sandbox {
             .to_string()
     }
 
-    /// `program` in `dir` with a clean environment: PATH, the sandbox HOME, and no git system/global config.
+    /// `program` in `dir` with a clean environment ([`testenv::isolated`]) and the sandbox's HOME.
     fn isolated(&self, program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
-        let mut command = Command::new(program);
-        command
-            .current_dir(dir)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.home())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null");
-        command
+        testenv::isolated(program, dir, &self.home())
     }
 
     /// Runs the fixture script `script` (a path relative to this crate, e.g. `fixtures/p2-history.sh`) with bash
@@ -114,12 +110,8 @@ impl Sandbox {
     }
 
     pub fn git_command(&self, dir: &Path) -> Command {
-        let mut command = self.isolated("git", dir);
+        let mut command = testenv::git(dir, &self.home());
         command
-            .env("GIT_AUTHOR_NAME", "Fixture Author")
-            .env("GIT_AUTHOR_EMAIL", "author@example.com")
-            .env("GIT_COMMITTER_NAME", "Fixture Committer")
-            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
             .env("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
             .env("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z");
         command

@@ -4,13 +4,13 @@
 //!
 //! The copy holds the files `git ls-files` lists (tracked, and new ones not ignored, so uncommitted edits are tested
 //! too), committed into a fresh repository with the sandbox's isolated git. `phase0` and `reflect-hook` are the
-//! binaries under test, first on `PATH`; `cargo run --release --bin phase0 -- ARGS` and the `just` recipes that
+//! binaries under test, first on `PATH`; `cargo run [--release] --bin phase0 -- ARGS` and the `just` recipes that
 //! only call `phase0` run as `phase0 …`. A command that cannot run here is listed in [`SKIPPED`] with the reason; a
 //! command that is neither runnable (its programs are all in [`PROGRAMS`]) nor listed fails the test, and so does a
 //! listed one that no longer appears in any document. So the test cannot pass by not running something new.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use e2e::{Sandbox, binary};
@@ -72,6 +72,7 @@ const PROGRAMS: &[&str] = &["phase0", "reflect-hook", "git", "echo", "cp", "cat"
 /// Prefixes rewritten to the binaries under test: what the `cargo run` forms and the `just` recipes run.
 const REWRITES: &[(&str, &str)] = &[
     ("cargo run --release --bin phase0 --", "phase0"),
+    ("cargo run --bin phase0 --", "phase0"),
     ("cargo run --release --bin reflect-hook --", "reflect-hook"),
     ("just demo", "phase0 demo"),
     ("just p1", "phase0 p1"),
@@ -274,18 +275,10 @@ fn run(sandbox: &Sandbox, bin: &Path, dir: &Path, command: &str, limit: Duration
     .unwrap();
     let out = sandbox.path().join("out");
     let err = sandbox.path().join("err");
-    let mut child = Command::new("bash")
+    let mut command_line = testenv::isolated("bash", dir, &sandbox.home());
+    let mut child = testenv::with_fixture_identity(&mut command_line)
         .args(["-c", command])
-        .current_dir(dir)
-        .env_clear()
         .env("PATH", path)
-        .env("HOME", sandbox.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Fixture Author")
-        .env("GIT_AUTHOR_EMAIL", "author@example.com")
-        .env("GIT_COMMITTER_NAME", "Fixture Committer")
-        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
@@ -441,6 +434,7 @@ fn commands_are_read_as_documented() {
         ]
     );
     assert_eq!(rewrite("cargo run --release --bin phase0 -- demo"), "phase0 demo");
+    assert_eq!(rewrite("cargo run --bin phase0 -- demo --out o"), "phase0 demo --out o");
     assert_eq!(
         rewrite("just p1 --reflections d --repo ."),
         "phase0 p1 --reflections d --repo ."

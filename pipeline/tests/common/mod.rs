@@ -3,20 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `program` in `dir`, isolated from the machine's git configuration and environment: only PATH, a private HOME,
-/// no system or global git config, C locale and UTC.
+/// `program` in `dir`, isolated from the machine's git configuration and environment ([`testenv::isolated`]).
 pub fn isolated(program: &str, dir: &Path, home: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC");
-    cmd
+    testenv::isolated(program, dir, home)
 }
 
 /// The P2 fixture history (`tests/fixtures/p2-history.sh` at the workspace root) built in `dir/history`.

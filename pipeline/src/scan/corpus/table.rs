@@ -31,7 +31,9 @@ use polars::prelude::*;
 
 use crate::scan::input::LineCounter;
 
-use super::{ABSENT, Column, Corpus, CorpusError, InvalidPolicy, InvalidReason, ReadStats, format_number, duplicate_key_hash};
+use super::{
+    ABSENT, Column, Corpus, CorpusError, InvalidPolicy, InvalidReason, ReadStats, duplicate_key_hash, format_number,
+};
 
 /// The columns a corpus table is read from, in the order of [`Fields`].
 const COLUMNS: [&str; 8] = [
