@@ -5,7 +5,7 @@
 //! (BENCHMARKS.md lists the repositories it was run on).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod common;
 
@@ -32,7 +32,7 @@ fn repository() -> (PathBuf, Option<tempfile::TempDir>) {
     (repo, Some(dir))
 }
 
-fn git(repo: &PathBuf, args: &[&str]) -> String {
+fn git(repo: &Path, args: &[&str]) -> String {
     let home = tempfile::tempdir().unwrap();
     let output = common::isolated("git", repo, home.path())
         .args(["-c", "core.quotePath=false"])
