@@ -255,8 +255,8 @@ pub fn board_from_history(
 }
 
 /// [`board_from_history`] with explicit [`HistoryOptions`]: the chain of first parents from `rev`, the versions of
-/// the task file along it ([`locate_versions`]), those versions folded into tasks ([`fold_versions`]), and the
-/// board with its notes ([`finish_board`]).
+/// the task file along it (`locate_versions`), those versions folded into tasks (`fold_versions`), and the
+/// board with its notes (`finish_board`).
 pub fn board_from_history_with(
     repo: &gix::ThreadSafeRepository,
     rev: Option<&str>,
@@ -1242,7 +1242,7 @@ fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task, overlap_below: O
     another_task(identity, new.title.trim(), new.created, overlap_below)
 }
 
-/// [`is_reuse`] on identities: whether `title` (trimmed) and `created` name another task than `identity`.
+/// `is_reuse` on identities: whether `title` (trimmed) and `created` name another task than `identity`.
 pub fn another_task(
     identity: &(String, Option<Timestamp>),
     title: &str,

@@ -2,7 +2,7 @@
 //! corpus as columns (`confidence`, `correct`, `task_ref`, `agent`, `surface`, `session_id`, `risk_score`,
 //! `needs_review`; any other column is ignored). Both give the same [`Corpus`] as the JSONL of the same rows:
 //! the same values, dictionaries in order of first appearance, [`ReadStats`] counting rows where JSONL counts
-//! lines (see [`read`]).
+//! lines (see [`super::read_corpus`]).
 //!
 //! A value is checked as a JSONL value is, in the same order and with the same [`InvalidReason`]s; a table has
 //! no `invalid-json`, `not-an-object`, `missing-confidence` or `missing-correct` row: a column that is missing

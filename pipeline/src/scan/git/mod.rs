@@ -34,7 +34,7 @@
 //!   rename detection, so the paths are exactly those of `git diff --name-only --no-renames <sha>^1 <sha>`
 //!   (for non-merges also `git show --name-only --no-renames --format= <sha>`). Modes are canonicalised like
 //!   git (`100664` is `100644`). A mode-only change, and any change between file, symlink and submodule, is
-//!   [`FileChange::TypeChanged`]; an executable-bit change together with new content is `Modified`, as in git.
+//!   [`FileChange::TypeChanged`](super::commits::FileChange::TypeChanged); an executable-bit change together with new content is `Modified`, as in git.
 //!   With [`DiffDetail::Lines`] the line counts equal `git diff --numstat` with git's default Myers diff:
 //!   lines end at `\n`, a missing final newline makes a line differ, a NUL byte in the first 8000 bytes of
 //!   either side makes the file binary (counts 0, git prints `-`). Blobs over git's default 512 MiB
