@@ -106,6 +106,8 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::IdentityHasher;
+
 pub mod table;
 
 /// Target size in bytes of the chunks parsed in parallel (each chunk is extended to the end of its last line).
@@ -1334,24 +1336,6 @@ impl Hasher for FastHasher {
     }
     fn write_u8(&mut self, i: u8) {
         self.write(&[i]);
-    }
-}
-
-/// Passes pre-hashed `u64` keys through unchanged.
-#[derive(Default, Clone, Copy)]
-struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
     }
 }
 

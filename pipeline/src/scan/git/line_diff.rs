@@ -210,7 +210,7 @@ impl BlobDiffer {
 /// the tokens of the lines both share at their start and end from it (usually all but a few).
 pub(super) struct Lines {
     /// A line's hash → the newest token with that hash (older ones in `same_hash`).
-    by_hash: HashMap<u64, u32, std::hash::BuildHasherDefault<HashIsKey>>,
+    by_hash: HashMap<u64, u32, std::hash::BuildHasherDefault<crate::scan::IdentityHasher>>,
     /// For each token, the previous token with the same hash, or `u32::MAX`.
     same_hash: Vec<u32>,
     /// Where each token's line ends in `bytes` (it starts where the previous one ends).
@@ -229,24 +229,6 @@ impl Default for Lines {
             bytes: Vec::new(),
             generation: 1,
         }
-    }
-}
-
-/// A hasher for keys that are already hashes.
-#[derive(Default)]
-pub(super) struct HashIsKey(u64);
-
-impl std::hash::Hasher for HashIsKey {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 
