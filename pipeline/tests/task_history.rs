@@ -668,8 +668,8 @@ fn ten_thousand_commits_timing() {
 // ---------------------------------------------------------------------------------------------------------------
 // P3 version 2 on a history with every artifact (`tests/fixtures/task_history/artifacts.sh`)
 
-/// Runs `phase0 p3 --repo` (the library) on the fixture under pre-registration `version` (1, 2 and 3: the kept
-/// files, 4: the embedded one); returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
+/// Runs `phase0 p3 --repo` (the library) on the fixture under pre-registration `version` (1 to 5: the kept
+/// files, 6: the embedded one); returns the stdout block, `p3-tasks.csv` and `p3-signals.csv`.
 fn p3_on(fx: &Fixture, version: u32) -> (String, String, String) {
     p3_at(fx, version, "2026-04-01")
 }
@@ -683,6 +683,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
         2 => Some(v2.to_owned()),
         3 => Some(include_str!("data/p3-v3.toml").to_owned()),
         4 => Some(include_str!("data/p3-v4.toml").to_owned()),
+        5 => Some(include_str!("data/p3-v5.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1275,4 +1276,75 @@ fn version_five_sets_each_new_artifact_aside_task_by_task() {
     );
     assert!(summary.contains("2 of 6 = 33.3%"), "{summary}");
     assert!(summary.contains("landed-late 1"), "{summary}");
+}
+
+// P3 version 6 on a history with reopens that write a reason down and reopens that do not, and follow-ups filed
+// before the completion or during a reopen (`tests/fixtures/task_history/artifacts_v6.sh`)
+
+#[test]
+fn version_six_counts_reopens_with_a_reason_and_follow_ups_of_closed_work() {
+    let fx = Fixture::build("artifacts_v6.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 7 - n));
+    let done = "2026-03-02T09:00:00Z";
+    let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
+        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+    };
+    let tasks_csv = |signals: [&str; 4]| -> String {
+        let ids = ["bd-claim", "bd-comment", "bd-note", "bd-prio"];
+        let rows: String = ids
+            .iter()
+            .zip(signals)
+            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
+            .collect();
+        format!("input,id,completed,censored,signals\n{rows}")
+    };
+    let header = "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned();
+    let (reopened, follow_up) = ("wrong.reopened", "wrong.follow-up");
+
+    // Version 5 counts every reopen (each came in a commit that changed code, was closed again by another one, and
+    // was committed when it was authored) and every follow-up: bd-imp by the creation time an import wrote (03-10).
+    let (summary, tasks, signals) = p3_at(&fx, 5, "2026-06-01");
+    let both = "wrong.follow-up;wrong.reopened";
+    assert_eq!(tasks, tasks_csv([both, reopened, both, both]));
+    assert_eq!(
+        signals,
+        [
+            header.clone(),
+            row("bd-claim", reopened, "05", c(4), "", ""),
+            row("bd-claim", follow_up, "10", c(7), "", "follow-up bd-later"),
+            row("bd-comment", reopened, "06", c(5), "", ""),
+            row("bd-note", reopened, "04", c(3), "", ""),
+            row("bd-note", follow_up, "05", c(4), "", "follow-up bd-during"),
+            row("bd-prio", reopened, "06", c(5), "", ""),
+            row("bd-prio", follow_up, "10", c(1), "", "follow-up bd-imp"),
+        ]
+        .concat()
+    );
+    assert!(summary.contains("4 of 4 = 100.0%"), "{summary}");
+    assert!(!summary.contains("no-reason"), "{summary}");
+
+    // Version 6: bd-note's reopen adds a note and bd-comment's a comment; bd-claim's writes nothing (a claim), and
+    // bd-prio's changes only the priority (the next close of each is a re-close, not a new completion). bd-imp was
+    // in the task files before bd-prio's completion; bd-during was filed while bd-note was open again. bd-later,
+    // filed after bd-claim was closed again, counts.
+    let (summary, tasks, signals) = p3_at(&fx, 6, "2026-06-01");
+    assert_eq!(tasks, tasks_csv([follow_up, reopened, reopened, ""]));
+    assert_eq!(
+        signals,
+        [
+            header,
+            row("bd-claim", reopened, "05", c(4), "no-reason", ""),
+            row("bd-claim", follow_up, "10", c(7), "", "follow-up bd-later"),
+            row("bd-comment", reopened, "06", c(5), "", ""),
+            row("bd-note", reopened, "04", c(3), "", ""),
+            row("bd-note", follow_up, "05", c(4), "while-reopened", "follow-up bd-during"),
+            row("bd-prio", reopened, "06", c(5), "no-reason", ""),
+            row("bd-prio", follow_up, "10", c(1), "first-seen-earlier", "follow-up bd-imp"),
+        ]
+        .concat()
+    );
+    assert!(summary.contains("3 of 4 = 75.0%"), "{summary}");
+    for rule in ["no-reason 2", "first-seen-earlier 1", "while-reopened 1"] {
+        assert!(summary.contains(rule), "{rule}: {summary}");
+    }
 }

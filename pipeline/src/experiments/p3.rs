@@ -60,6 +60,10 @@
 //!   time stays the committer time); with `landed_late_hours`, a reopen kept so far whose commit was committed
 //!   more than that many hours after it was authored is `landed-late` (the task is then open without a reopen,
 //!   as after `stale-reset`).
+//! * **Version 6** (an optional field of `[history]`, off when absent): with `reopen_needs_reason`, a reopen kept
+//!   so far counts only when the version that shows it also changes the task's free text (a note, a comment, the
+//!   description: [`crate::scan::board::Provenance::text_changed`]); else `no-reason` (the task is then open
+//!   without a reopen, as after `landed-late`).
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -199,6 +203,39 @@ pub const EXCLUSIONS_V5: [(&str, &str); 1] = [(
     "a reopen in a commit committed long after it was authored (rebased or cherry-picked onto the main line later: \
      its task files merge two copies)",
 )];
+
+/// Exclusion rules added by version 6, each present only when its rule is on.
+pub const EXCLUSIONS_V6: [(&str, &str); 1] = [(
+    "no-reason",
+    "a reopen whose version writes nothing down for the task (no note, comment or description changed): a claim \
+     released, a sweep or a sync, as often as rework",
+)];
+
+/// Exclusion rules added by version 7, each present only when its rule is on.
+pub const EXCLUSIONS_V7: [(&str, &str); 2] = [
+    (
+        "first-seen-earlier",
+        "a follow-up already in the task files before the completion, its creation time rewritten later (an import)",
+    ),
+    (
+        "while-reopened",
+        "a follow-up created while the task was open again after a reopen: part of that rework, not a new signal",
+    ),
+];
+
+/// Whether `task`, first completed at `done`, was open again at `at` (after `done`): its last status change at or
+/// before `at`, stale versions skipped, is to a category that is not closed.
+fn open_again_at(task: &Task, done: Timestamp, at: Timestamp) -> bool {
+    let Some(history) = &task.history else {
+        return false;
+    };
+    history
+        .iter()
+        .filter(|c| c.at > done && c.at <= at)
+        .filter(|c| !c.provenance.as_deref().is_some_and(|p| p.stale))
+        .last()
+        .is_some_and(|c| !c.to_category.is_closed())
+}
 
 /// Examples kept per exclusion rule.
 const EXAMPLES_PER_RULE: usize = 5;
@@ -471,6 +508,12 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
+            // Version 6: nothing written down with the reopen.
+            if rules.reopen_needs_reason && provenance.is_some_and(|p| !p.text_changed) {
+                out.excluded.push(("no-reason", change.at, commit(change)));
+                state = change.to_category;
+                continue;
+            }
             out.reopens
                 .push((change.at, commit(change), provenance.map_or(0, |p| p.version)));
         } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
@@ -542,12 +585,19 @@ pub fn analyze_with_commits(
                 _ => r.identity_at_signal,
             }))
             .chain(EXCLUSIONS_V5.iter().filter(|_| r.landed_late_hours.is_some()))
+            .chain(EXCLUSIONS_V6.iter().filter(|_| r.reopen_needs_reason))
+            .chain(EXCLUSIONS_V7.iter().filter(|(id, _)| match *id {
+                "first-seen-earlier" => r.follow_ups_first_seen,
+                _ => r.follow_ups_while_reopened,
+            }))
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),
     };
     let subject_only = rules.is_some_and(|r| r.commit_subject_only);
     let identity_rule = rules.is_some_and(|r| r.identity_at_signal);
+    let first_seen_rule = rules.is_some_and(|r| r.follow_ups_first_seen);
+    let while_reopened_rule = rules.is_some_and(|r| r.follow_ups_while_reopened);
     let overlap_below = rules.and_then(|r| r.reuse_title_overlap_below);
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
@@ -580,16 +630,15 @@ pub fn analyze_with_commits(
             }
         }
         // Creation time of each task, and the commit and author that first held it (task files in git).
-        let created: BTreeMap<&str, (Option<Timestamp>, Option<&Provenance>)> = board
+        // Version 7: and the time of its first version (the earlier of its creation time and that version's commit).
+        let created: BTreeMap<&str, (Option<Timestamp>, Option<&Provenance>, Option<Timestamp>)> = board
             .tasks
             .iter()
             .map(|t| {
-                let first = t
-                    .history
-                    .as_ref()
-                    .and_then(|h| h.first())
-                    .and_then(|c| c.provenance.as_deref());
-                (t.id.as_str(), (t.created, first))
+                let first_change = t.history.as_ref().and_then(|h| h.first());
+                let first = first_change.and_then(|c| c.provenance.as_deref());
+                let first_seen = first_change.filter(|c| c.provenance.is_some()).map(|c| c.at);
+                (t.id.as_str(), (t.created, first, first_seen))
             })
             .collect();
 
@@ -682,11 +731,24 @@ pub fn analyze_with_commits(
                 .map(|p| p.author.as_str());
             for id in follow_ups.get(task.id.as_str()).into_iter().flatten() {
                 match created.get(id) {
-                    Some((Some(at), first)) if in_window(*at) => {
+                    Some((Some(at), first, first_seen)) if in_window(*at) => {
                         let commit = first.map(|p| p.commit.as_str()).unwrap_or_default();
                         let split_work = rules.is_some()
                             && at.duration_since(done) <= split
                             && completer.is_some_and(|author| first.is_some_and(|p| p.author == author));
+                        // Version 7: in the task files before the completion (its creation time rewritten later).
+                        let earlier = first_seen_rule && first_seen.is_some_and(|seen| seen < done);
+                        // Version 7: created while the task was open again after a reopen.
+                        let reopened = while_reopened_rule && open_again_at(task, done, *at);
+                        let excluded_by = if split_work {
+                            Some("split-work")
+                        } else if earlier {
+                            Some("first-seen-earlier")
+                        } else if reopened {
+                            Some("while-reopened")
+                        } else {
+                            None
+                        };
                         if let Some(p) = first {
                             lookups.push((found.len(), Lookup::Version(p.version)));
                         }
@@ -694,7 +756,7 @@ pub fn analyze_with_commits(
                             "wrong.follow-up",
                             *at,
                             commit,
-                            split_work.then_some("split-work"),
+                            excluded_by,
                             format!("follow-up {id}"),
                         ));
                     }

@@ -631,16 +631,17 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 5);
+        assert_eq!(prereg.spec.version, 6);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
                 history.identity_at_signal,
                 history.stale_resets_at_least,
                 history.commit_quiet_from_author,
-                history.landed_late_hours
+                history.landed_late_hours,
+                history.reopen_needs_reason
             ),
-            (true, Some(1), true, Some(24))
+            (true, Some(1), true, Some(24), true)
         );
         std::fs::write(
             &path,

@@ -1002,7 +1002,9 @@ fn parse_version(path: &Path, bytes: Vec<u8>, format: Format, tz: &TimeZone, pre
     }
     // The task lines: number, byte range, index in the previous version.
     let mut lines: Vec<TaskLine> = Vec::with_capacity(previous.lines.len() + 1);
-    let mut by_bytes: Option<HashMap<&[u8], usize>> = None;
+    // foldhash, not SipHash: the map hashes every line of the previous version (lines of a kilobyte and more), and
+    // SipHash made it a tenth of a run.
+    let mut by_bytes: Option<foldhash::HashMap<&[u8], usize>> = None;
     let mut cursor = 0;
     let mut from = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     let mut number = 0u64;
@@ -1021,7 +1023,7 @@ fn parse_version(path: &Path, bytes: Vec<u8>, format: Format, tz: &TimeZone, pre
             Some(cursor)
         } else {
             let map = by_bytes.get_or_insert_with(|| {
-                let mut map = HashMap::with_capacity(previous.lines.len());
+                let mut map = foldhash::HashMap::with_capacity_and_hasher(previous.lines.len(), Default::default());
                 for (i, (range, _)) in previous.lines.iter().enumerate() {
                     map.entry(&previous.bytes[range.clone()]).or_insert(i);
                 }
@@ -1312,7 +1314,12 @@ impl Fold {
         });
     }
 
-    fn provenance(commit: &ChainCommit, stale: bool, restores_completion: bool) -> Option<Box<Provenance>> {
+    fn provenance(
+        commit: &ChainCommit,
+        stale: bool,
+        restores_completion: bool,
+        text_changed: bool,
+    ) -> Option<Box<Provenance>> {
         Some(Box::new(Provenance {
             commit: commit.id.to_string(),
             author: commit.author.clone(),
@@ -1326,6 +1333,7 @@ impl Fold {
             version: 0,
             stale_reopens_in_commit: 0,
             authored: commit.authored,
+            text_changed,
         }))
     }
 
@@ -1438,12 +1446,16 @@ impl Fold {
                             && closes
                             && task.completed.is_some()
                             && tracked.left_closed_at == Some(task.completed);
+                        let text_changed = matches!(
+                            (tracked.task.text_digest, task.text_digest),
+                            (Some(before), Some(now)) if before != now
+                        );
                         tracked.history.push(StatusChange {
                             at,
                             from: Some(tracked.task.status.clone()),
                             to: task.status.clone(),
                             to_category: task.status_category,
-                            provenance: Self::provenance(commit, stale, restores),
+                            provenance: Self::provenance(commit, stale, restores, text_changed),
                         });
                         tracked.change_versions.push(v);
                         changes += 1;
@@ -1468,7 +1480,7 @@ impl Fold {
                         from: None,
                         to: task.status.clone(),
                         to_category: task.status_category,
-                        provenance: Self::provenance(commit, false, false),
+                        provenance: Self::provenance(commit, false, false, false),
                     };
                     let base_id = task.id.clone();
                     self.tasks.insert(
