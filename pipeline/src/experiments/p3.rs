@@ -60,10 +60,12 @@
 //!   time stays the committer time); with `landed_late_hours`, a reopen kept so far whose commit was committed
 //!   more than that many hours after it was authored is `landed-late` (the task is then open without a reopen,
 //!   as after `stale-reset`).
-//! * **Version 6** (an optional field of `[history]`, off when absent): with `reopen_needs_reason`, a reopen kept
-//!   so far counts only when the version that shows it also changes the task's free text (a note, a comment, the
-//!   description: [`crate::scan::board::Provenance::text_changed`]); else `no-reason` (the task is then open
-//!   without a reopen, as after `landed-late`).
+//! * **Version 6** (optional fields of `[history]`, off when absent): with `follow_ups_first_seen`, a follow-up of
+//!   a task rebuilt from task files in git whose first version was committed before the completion (its creation
+//!   time rewritten later, as an import does) is `first-seen-earlier`; with `follow_ups_while_reopened`, a
+//!   follow-up created while the completed task was open again (its last status change at or before the
+//!   follow-up's creation, after the completion and stale versions skipped, is to a status that is not closed) is
+//!   `while-reopened`: part of that rework, judged through the reopen.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -205,14 +207,7 @@ pub const EXCLUSIONS_V5: [(&str, &str); 1] = [(
 )];
 
 /// Exclusion rules added by version 6, each present only when its rule is on.
-pub const EXCLUSIONS_V6: [(&str, &str); 1] = [(
-    "no-reason",
-    "a reopen whose version writes nothing down for the task (no note, comment or description changed): a claim \
-     released, a sweep or a sync, as often as rework",
-)];
-
-/// Exclusion rules added by version 7, each present only when its rule is on.
-pub const EXCLUSIONS_V7: [(&str, &str); 2] = [
+pub const EXCLUSIONS_V6: [(&str, &str); 2] = [
     (
         "first-seen-earlier",
         "a follow-up already in the task files before the completion, its creation time rewritten later (an import)",
@@ -508,12 +503,6 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
-            // Version 6: nothing written down with the reopen.
-            if rules.reopen_needs_reason && provenance.is_some_and(|p| !p.text_changed) {
-                out.excluded.push(("no-reason", change.at, commit(change)));
-                state = change.to_category;
-                continue;
-            }
             out.reopens
                 .push((change.at, commit(change), provenance.map_or(0, |p| p.version)));
         } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
@@ -585,8 +574,7 @@ pub fn analyze_with_commits(
                 _ => r.identity_at_signal,
             }))
             .chain(EXCLUSIONS_V5.iter().filter(|_| r.landed_late_hours.is_some()))
-            .chain(EXCLUSIONS_V6.iter().filter(|_| r.reopen_needs_reason))
-            .chain(EXCLUSIONS_V7.iter().filter(|(id, _)| match *id {
+            .chain(EXCLUSIONS_V6.iter().filter(|(id, _)| match *id {
                 "first-seen-earlier" => r.follow_ups_first_seen,
                 _ => r.follow_ups_while_reopened,
             }))
@@ -630,7 +618,7 @@ pub fn analyze_with_commits(
             }
         }
         // Creation time of each task, and the commit and author that first held it (task files in git).
-        // Version 7: and the time of its first version (the earlier of its creation time and that version's commit).
+        // Version 6: and the time of its first version (the earlier of its creation time and that version's commit).
         let created: BTreeMap<&str, (Option<Timestamp>, Option<&Provenance>, Option<Timestamp>)> = board
             .tasks
             .iter()
@@ -736,9 +724,9 @@ pub fn analyze_with_commits(
                         let split_work = rules.is_some()
                             && at.duration_since(done) <= split
                             && completer.is_some_and(|author| first.is_some_and(|p| p.author == author));
-                        // Version 7: in the task files before the completion (its creation time rewritten later).
+                        // Version 6: in the task files before the completion (its creation time rewritten later).
                         let earlier = first_seen_rule && first_seen.is_some_and(|seen| seen < done);
-                        // Version 7: created while the task was open again after a reopen.
+                        // Version 6: created while the task was open again after a reopen.
                         let reopened = while_reopened_rule && open_again_at(task, done, *at);
                         let excluded_by = if split_work {
                             Some("split-work")

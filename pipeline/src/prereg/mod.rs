@@ -639,9 +639,10 @@ mod tests {
                 history.stale_resets_at_least,
                 history.commit_quiet_from_author,
                 history.landed_late_hours,
-                history.reopen_needs_reason
+                history.follow_ups_first_seen,
+                history.follow_ups_while_reopened
             ),
-            (true, Some(1), true, Some(24), true)
+            (true, Some(1), true, Some(24), true, true)
         );
         std::fs::write(
             &path,

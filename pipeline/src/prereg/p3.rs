@@ -91,15 +91,11 @@ pub struct P3History {
     /// `landed-late`, whatever else the commit changes.
     #[serde(default)]
     pub landed_late_hours: Option<u32>,
-    /// Version 6: a reopen kept by every rule above counts only when the version that shows it also changes the
-    /// task's free text (a note, a comment, the description: a reason written down); else `no-reason`.
-    #[serde(default)]
-    pub reopen_needs_reason: bool,
-    /// Version 7: a follow-up already in the task files before the completion (its creation time rewritten later,
+    /// Version 6: a follow-up already in the task files before the completion (its creation time rewritten later,
     /// as an import does) is `first-seen-earlier`.
     #[serde(default)]
     pub follow_ups_first_seen: bool,
-    /// Version 7: a follow-up created while the completed task was open again after a reopen is part of that
+    /// Version 6: a follow-up created while the completed task was open again after a reopen is part of that
     /// rework (`while-reopened`), not a signal of its own.
     #[serde(default)]
     pub follow_ups_while_reopened: bool,

@@ -269,11 +269,6 @@ pub struct Task {
     /// Only histories use it: a version older than the one it replaces is a stale overwrite.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<Timestamp>,
-    /// A digest of the task's free text, where a reason for a change is written (beads `notes`, `description`,
-    /// `design`, `acceptance_criteria`, `comments`); `None` for formats not read for it. Only histories use it:
-    /// whether a reopen came with a reason written down.
-    #[serde(skip)]
-    pub text_digest: Option<u64>,
     /// For a task rebuilt from the git history of a task file: the task left the file (deleted, or its id was
     /// reused by another task), and when. `None` for a task in the newest version and for every other input.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -315,7 +310,6 @@ impl Task {
             created: None,
             completed: None,
             updated: None,
-            text_digest: None,
             removed: None,
             identities: None,
             history: None,
@@ -413,9 +407,6 @@ pub struct Provenance {
     /// The commit's author time; its committer time is the change's [`StatusChange::at`]. Far apart, the commit
     /// was rebased or cherry-picked onto the line walked long after it was written.
     pub authored: Timestamp,
-    /// The task's free text ([`Task::text_digest`]) differs from its previous version: the change came with
-    /// something written down (a note, a comment, a changed description). False when either digest is unknown.
-    pub text_changed: bool,
 }
 
 /// A task's identity in one version: its title (trimmed) and creation time.

@@ -1314,12 +1314,7 @@ impl Fold {
         });
     }
 
-    fn provenance(
-        commit: &ChainCommit,
-        stale: bool,
-        restores_completion: bool,
-        text_changed: bool,
-    ) -> Option<Box<Provenance>> {
+    fn provenance(commit: &ChainCommit, stale: bool, restores_completion: bool) -> Option<Box<Provenance>> {
         Some(Box::new(Provenance {
             commit: commit.id.to_string(),
             author: commit.author.clone(),
@@ -1333,7 +1328,6 @@ impl Fold {
             version: 0,
             stale_reopens_in_commit: 0,
             authored: commit.authored,
-            text_changed,
         }))
     }
 
@@ -1446,16 +1440,12 @@ impl Fold {
                             && closes
                             && task.completed.is_some()
                             && tracked.left_closed_at == Some(task.completed);
-                        let text_changed = matches!(
-                            (tracked.task.text_digest, task.text_digest),
-                            (Some(before), Some(now)) if before != now
-                        );
                         tracked.history.push(StatusChange {
                             at,
                             from: Some(tracked.task.status.clone()),
                             to: task.status.clone(),
                             to_category: task.status_category,
-                            provenance: Self::provenance(commit, stale, restores, text_changed),
+                            provenance: Self::provenance(commit, stale, restores),
                         });
                         tracked.change_versions.push(v);
                         changes += 1;
@@ -1480,7 +1470,7 @@ impl Fold {
                         from: None,
                         to: task.status.clone(),
                         to_category: task.status_category,
-                        provenance: Self::provenance(commit, false, false, false),
+                        provenance: Self::provenance(commit, false, false),
                     };
                     let base_id = task.id.clone();
                     self.tasks.insert(

@@ -39,7 +39,6 @@ fn read_issue(value: &Value, number: u64, tz: &TimeZone) -> Result<Task, String>
     if task.status_category.is_closed() {
         task.completed = closed;
     }
-    task.text_digest = Some(text_digest(value));
     task.labels = issue.strings("labels")?;
     for dependency in issue.objects("dependencies")? {
         let of = dependency.text("issue_id")?;
@@ -66,27 +65,6 @@ fn read_issue(value: &Value, number: u64, tz: &TimeZone) -> Result<Task, String>
         });
     }
     Ok(task)
-}
-
-/// The fields of an issue where a reason for a change is written down, hashed together: whatever their JSON type
-/// (beads writes strings, and `comments` as an array of objects), each field's value as JSON text; an empty or
-/// blank string and an empty array as if the field were absent (writing one down writes nothing).
-const TEXT_FIELDS: [&str; 5] = ["notes", "description", "design", "acceptance_criteria", "comments"];
-
-fn text_digest(value: &Value) -> u64 {
-    use std::hash::{Hash, Hasher};
-    // The digest is only compared within one run: a fixed seed, and foldhash for speed (each new line of a version).
-    let mut hasher = std::hash::BuildHasher::build_hasher(&foldhash::fast::FixedState::with_seed(0));
-    for field in TEXT_FIELDS {
-        match value.get(field) {
-            None | Some(Value::Null) => 0u8.hash(&mut hasher),
-            Some(Value::String(text)) if text.trim().is_empty() => 0u8.hash(&mut hasher),
-            Some(Value::String(text)) => (1u8, text.trim()).hash(&mut hasher),
-            Some(Value::Array(items)) if items.is_empty() => 0u8.hash(&mut hasher),
-            Some(other) => (2u8, other.to_string()).hash(&mut hasher),
-        }
-    }
-    hasher.finish()
 }
 
 /// beads statuses: open, in_progress, blocked, closed (Cancelled when the close reason cancels), deferred,
