@@ -235,12 +235,11 @@ const EXPECTED_V6: (usize, usize, usize, usize) = (42, 19, 23, 0);
 #[test]
 fn version_six_readings_come_from_fresh_repositories_and_give_the_documented_precision() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut repos_before: std::collections::BTreeSet<String> =
-        [dir(), dir_v3(), dir_v4(), data.join("p3-audit-v5")]
-            .iter()
-            .flat_map(|d| read_before(d))
-            .map(|(repo, ..)| repo)
-            .collect();
+    let mut repos_before: std::collections::BTreeSet<String> = [dir(), dir_v3(), dir_v4(), data.join("p3-audit-v5")]
+        .iter()
+        .flat_map(|d| read_before(d))
+        .map(|(repo, ..)| repo)
+        .collect();
     let mut judged: BTreeMap<String, String> = BTreeMap::new();
     for (name, expected) in [("p3-audit-v6-dev", EXPECTED_V6_DEV), ("p3-audit-v6", EXPECTED_V6)] {
         let read = reading(&data.join(name), |repo, _| {

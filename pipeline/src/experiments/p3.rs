@@ -218,6 +218,10 @@ pub const EXCLUSIONS_V6: [(&str, &str); 2] = [
     ),
 ];
 
+/// A task's creation time, the provenance of its first version (task files in git) and when that version was
+/// first seen (the earlier of the creation time and the version's commit).
+type FirstSeen<'a> = (Option<Timestamp>, Option<&'a Provenance>, Option<Timestamp>);
+
 /// Whether `task`, first completed at `done`, was open again at `at` (after `done`): its last status change at or
 /// before `at`, stale versions skipped, is to a category that is not closed.
 fn open_again_at(task: &Task, done: Timestamp, at: Timestamp) -> bool {
@@ -227,8 +231,7 @@ fn open_again_at(task: &Task, done: Timestamp, at: Timestamp) -> bool {
     history
         .iter()
         .filter(|c| c.at > done && c.at <= at)
-        .filter(|c| !c.provenance.as_deref().is_some_and(|p| p.stale))
-        .last()
+        .rfind(|c| !c.provenance.as_deref().is_some_and(|p| p.stale))
         .is_some_and(|c| !c.to_category.is_closed())
 }
 
@@ -619,7 +622,7 @@ pub fn analyze_with_commits(
         }
         // Creation time of each task, and the commit and author that first held it (task files in git).
         // Version 6: and the time of its first version (the earlier of its creation time and that version's commit).
-        let created: BTreeMap<&str, (Option<Timestamp>, Option<&Provenance>, Option<Timestamp>)> = board
+        let created: BTreeMap<&str, FirstSeen<'_>> = board
             .tasks
             .iter()
             .map(|t| {
