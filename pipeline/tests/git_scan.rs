@@ -1758,3 +1758,47 @@ fn bench_large_repository() {
     }
     assert_eq!(count_mismatches.len(), 0);
 }
+
+/// The resident pages of a pack mapping, from `/proc/self/smaps` (kB), summed over the mappings of `pack`.
+#[cfg(target_os = "linux")]
+fn resident_kb(pack: &Path) -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut total = 0;
+    let mut in_pack = false;
+    for line in smaps.lines() {
+        if line.split_whitespace().next().is_some_and(|f| f.contains('-') && !f.ends_with(':')) {
+            in_pack = line.ends_with(pack.to_str().unwrap());
+        } else if in_pack && let Some(kb) = line.strip_prefix("Rss:") {
+            total += kb.trim().trim_end_matches(" kB").parse::<u64>().unwrap();
+        }
+    }
+    total
+}
+
+/// Releasing a pack's pages after a walk and a diff drops them from the resident set and changes nothing read
+/// afterwards: the same history, the same diffs.
+#[cfg(target_os = "linux")]
+#[test]
+fn released_pack_pages_read_the_same_again() {
+    let fx = Fixture::build("packed.sh");
+    let repo = git::open(&fx.root).unwrap();
+    let pack = std::fs::read_dir(fx.root.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension() == Some(OsStr::new("pack")))
+        .unwrap();
+    let read = || {
+        let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+        let requests: Vec<DiffRequest> = history.commits.iter().map(|c| DiffRequest::whole(c.id)).collect();
+        let diffs = git::diffs_for(&repo, &requests, DiffDetail::Lines).unwrap();
+        (history, diffs)
+    };
+    let (history, diffs) = read();
+    assert_eq!(history.commits.len(), 2);
+    assert!(resident_kb(&pack) > 0, "the pack was read through its mapping");
+    git::release_pack_pages(&repo);
+    assert_eq!(resident_kb(&pack), 0, "no page of the pack is resident after the release");
+    let (again, diffs_again) = read();
+    assert_eq!((again, diffs_again), (history, diffs));
+    assert!(resident_kb(&pack) > 0);
+}

@@ -66,7 +66,7 @@ fn reverts_and_failing_paths_match_git() {
     let handle = git::open(&repo).unwrap();
     let history = git::walk(&handle, &WalkOptions::default()).unwrap();
     let spec = Prereg::p2(None).unwrap().spec;
-    let analysis = p2::analyze(&history.commits, &spec, &mut |requests, detail| {
+    let analysis = p2::analyze(&mut history.commits.clone(), &spec, &mut |requests, detail| {
         git::diffs_for(&handle, requests, detail)
     })
     .unwrap();

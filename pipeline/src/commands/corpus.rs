@@ -102,7 +102,7 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
         },
     );
     let read = read.map_err(|e| input(&e))?;
-    let (repo, history) = walked.map_err(|e| input(&e))?;
+    let (repo, mut history) = walked.map_err(|e| input(&e))?;
     let newest = history.commits.iter().map(|c| c.commit_time).max();
     let as_of = match as_of_given {
         Some(at) => at,
@@ -148,7 +148,7 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
 
     // P2 asks for paths of some of the same commits: served from the cache (a restricted request from a cached
     // whole diff, restricted here; restricted diffs are not cached).
-    let analysis = p2::analyze(&history.commits, &p2_prereg.spec, &mut |requests, detail| {
+    let analysis = p2::analyze(&mut history.commits, &p2_prereg.spec, &mut |requests, detail| {
         if detail == DiffDetail::Lines {
             return git::diffs_of_known(&repo, &known, requests, detail);
         }

@@ -247,7 +247,9 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         since,
         until,
     };
-    let history = git::walk(&repo, &options).map_err(|e| input(&e))?;
+    let mut history = git::walk(&repo, &options).map_err(|e| input(&e))?;
+    // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below).
+    git::release_pack_pages(&repo);
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
     let mut warnings = Vec::new();
@@ -268,7 +270,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let mut memo = git::DiffMemo::default();
-    let analysis = p2::analyze(&history.commits, &prereg.spec, &mut |requests, detail| {
+    let analysis = p2::analyze(&mut history.commits, &prereg.spec, &mut |requests, detail| {
         let mut answered: Vec<Option<CommitDiff>> = requests.iter().map(|r| cache.get(r, detail)).collect();
         // Without a hit (no cache, a cold one) the batch goes to the differ as it is, its path sets not copied.
         let misses: std::borrow::Cow<[DiffRequest]> = if answered.iter().all(Option::is_none) {
@@ -286,6 +288,8 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         }
         spinner.say(format!("diffing {} commits", misses.len()));
         let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
+        // Each batch reads other trees and blobs than the one before, mostly: its pages go back too.
+        git::release_pack_pages(&repo);
         let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
         for (commit, error) in missing {
             unreadable

@@ -880,29 +880,30 @@ struct History<'a> {
 }
 
 impl<'a> History<'a> {
-    fn new(commits: &'a [CommitRow], spec: &P2Spec, summary: &mut HistorySummary) -> Self {
+    /// `parsed` holds each commit's parsed message, in the order of `commits`.
+    fn new(
+        commits: &'a [CommitRow],
+        parsed: Vec<Parsed>,
+        matchers: Matchers,
+        summary: &mut HistorySummary,
+    ) -> Self {
         let mut seen = gix::hashtable::HashSet::default();
         let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
         summary.duplicate_commits = (commits.len() - order.len()) as u64;
         order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
         let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
-        let matchers = Matchers::new(spec);
-        // Message parsing (the pattern matching) is most of the analysis's own time on a long history; the
-        // lookups are built beside it, so that their sequential work does not leave the other threads idle.
-        let (parsed, (position, by_id, by_subject)) = rayon::join(
-            || -> Vec<Parsed> { rows.par_iter().map(|row| Parsed::new(row, spec, &matchers)).collect() },
-            || {
-                let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-                let mut by_id: Vec<(ObjectId, usize)> =
-                    rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-                by_id.sort_unstable();
-                let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
-                for (pos, row) in rows.iter().enumerate() {
-                    by_subject.entry(row.subject.trim()).or_default().push(pos);
-                }
-                (position, by_id, by_subject)
-            },
-        );
+        let mut slots: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
+        let parsed: Vec<Parsed> = order
+            .iter()
+            .map(|&i| slots[i].take().expect("each commit once"))
+            .collect();
+        let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+        let mut by_id: Vec<(ObjectId, usize)> = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+        by_id.sort_unstable();
+        let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
+        for (pos, row) in rows.iter().enumerate() {
+            by_subject.entry(row.subject.trim()).or_default().push(pos);
+        }
         summary.commits = rows.len() as u64;
         summary.merges = parsed.iter().filter(|p| p.merge).count() as u64;
         let landing = landings(&rows, &position);
@@ -1021,9 +1022,25 @@ fn landings(rows: &[&CommitRow], position: &gix::hashtable::HashMap<ObjectId, us
 /// newest first) under `spec`, asking `diffs` for the diffs it needs in at most [`MAX_DIFF_BATCHES`] calls. The
 /// callback may return the diffs in any order and leave some out (they are counted as missing); ids it was not
 /// asked for are ignored. Its error is returned as is.
-pub fn analyze<E>(commits: &[CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'_, E>) -> Result<P2Analysis, E> {
+///
+/// Once every message is parsed, the bodies and trailers of the commits that are not reverts are emptied: only a
+/// revert's stated reason is read again, and on a long history (git.git: 82 thousand commits) the messages are a
+/// fifth of the heap at the peak, which comes later, during the diffs. Subjects and everything else stay.
+pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'_, E>) -> Result<P2Analysis, E> {
     let mut summary = HistorySummary::default();
-    let history = History::new(commits, spec, &mut summary);
+    let matchers = Matchers::new(spec);
+    // Message parsing (the pattern matching) is most of the analysis's own time on a long history.
+    let parsed: Vec<Parsed> = commits
+        .par_iter()
+        .map(|row| Parsed::new(row, spec, &matchers))
+        .collect();
+    for (row, parsed) in commits.iter_mut().zip(&parsed) {
+        if !parsed.is_revert() {
+            row.body = String::new();
+            row.trailers = Vec::new();
+        }
+    }
+    let history = History::new(commits, parsed, matchers, &mut summary);
     let (mut pending, fixes) = detect(&history, &mut summary);
     let window = i64::from(spec.fix_after_change.window_days).saturating_mul(86_400);
 
