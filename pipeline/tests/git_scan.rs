@@ -1766,7 +1766,11 @@ fn resident_kb(pack: &Path) -> u64 {
     let mut total = 0;
     let mut in_pack = false;
     for line in smaps.lines() {
-        if line.split_whitespace().next().is_some_and(|f| f.contains('-') && !f.ends_with(':')) {
+        if line
+            .split_whitespace()
+            .next()
+            .is_some_and(|f| f.contains('-') && !f.ends_with(':'))
+        {
             in_pack = line.ends_with(pack.to_str().unwrap());
         } else if in_pack && let Some(kb) = line.strip_prefix("Rss:") {
             total += kb.trim().trim_end_matches(" kB").parse::<u64>().unwrap();
@@ -1797,7 +1801,11 @@ fn released_pack_pages_read_the_same_again() {
     assert_eq!(history.commits.len(), 2);
     assert!(resident_kb(&pack) > 0, "the pack was read through its mapping");
     git::release_pack_pages(&repo);
-    assert_eq!(resident_kb(&pack), 0, "no page of the pack is resident after the release");
+    assert_eq!(
+        resident_kb(&pack),
+        0,
+        "no page of the pack is resident after the release"
+    );
     let (again, diffs_again) = read();
     assert_eq!((again, diffs_again), (history, diffs));
     assert!(resident_kb(&pack) > 0);

@@ -881,12 +881,7 @@ struct History<'a> {
 
 impl<'a> History<'a> {
     /// `parsed` holds each commit's parsed message, in the order of `commits`.
-    fn new(
-        commits: &'a [CommitRow],
-        parsed: Vec<Parsed>,
-        matchers: Matchers,
-        summary: &mut HistorySummary,
-    ) -> Self {
+    fn new(commits: &'a [CommitRow], parsed: Vec<Parsed>, matchers: Matchers, summary: &mut HistorySummary) -> Self {
         let mut seen = gix::hashtable::HashSet::default();
         let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
         summary.duplicate_commits = (commits.len() - order.len()) as u64;

@@ -1311,7 +1311,10 @@ fn missing_diffs_are_counted_and_errors_returned() {
     assert!(analysis.failures.iter().all(|f| f.bucket == Bucket::Ambiguous));
 
     let mut failing = |_: &[DiffRequest], _: DiffDetail| -> Result<Vec<CommitDiff>, String> { Err("gone".into()) };
-    assert_eq!(analyze(&mut fixture.sorted(), &spec(), &mut failing).unwrap_err(), "gone");
+    assert_eq!(
+        analyze(&mut fixture.sorted(), &spec(), &mut failing).unwrap_err(),
+        "gone"
+    );
 }
 
 #[test]

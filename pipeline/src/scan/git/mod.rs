@@ -179,7 +179,8 @@ pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
             if !perms.starts_with("r") || perms.as_bytes().get(1) == Some(&b'w') || !path.starts_with(&pack_dir) {
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "pack" && e != "idx") {
+            // Pack data only: the index is small and read by every lookup.
+            if path.extension().is_none_or(|e| e != "pack") {
                 continue;
             }
             let Some((start, end)) = range.split_once('-') else {
@@ -188,7 +189,7 @@ pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
             let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else {
                 continue;
             };
-            // SAFETY: a read-only mapping of a pack or index file (no `w` in its permissions) that gix keeps open:
+            // SAFETY: a read-only mapping of a pack file (no `w` in its permissions) that gix keeps open:
             // MADV_DONTNEED drops the process's pages of it, and the next read maps the same file contents again.
             // No memory is unmapped and no content changes, so references into the mapping stay valid.
             unsafe {
