@@ -313,10 +313,20 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         render::SIGNALS_CSV.into(),
         render::DETECTION_SVG.into(),
     ];
-    let tasks = render::tasks_csv(&report.report.analysis).map_err(|e| input(&e))?;
-    let tasks_parquet =
-        render::tasks_parquet(&report.report.analysis).map_err(|e| CommandError::Runtime(e.to_string()))?;
-    let signals = render::signals_csv(&report.report.analysis).map_err(|e| input(&e))?;
+    // The per-row tables of a large export (a million tasks) take seconds each; they are independent.
+    let analysis = &report.report.analysis;
+    let ((tasks, tasks_parquet), (signals, detection)) = rayon::join(
+        || rayon::join(|| render::tasks_csv(analysis), || render::tasks_parquet(analysis)),
+        || {
+            rayon::join(
+                || render::signals_csv(analysis),
+                || crate::report::plots::p3_detection_svg(analysis, prereg.spec.alpha),
+            )
+        },
+    );
+    let tasks = tasks.map_err(|e| input(&e))?;
+    let tasks_parquet = tasks_parquet.map_err(|e| CommandError::Runtime(e.to_string()))?;
+    let signals = signals.map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(CommandError::serialise("p3.json"))?;
     let written = write_report_set(
@@ -327,10 +337,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             (render::TASKS_CSV.to_string(), tasks),
             (render::TASKS_PARQUET.to_string(), tasks_parquet),
             (render::SIGNALS_CSV.to_string(), signals),
-            (
-                render::DETECTION_SVG.to_string(),
-                crate::report::plots::p3_detection_svg(&report.report.analysis, prereg.spec.alpha).into_bytes(),
-            ),
+            (render::DETECTION_SVG.to_string(), detection.into_bytes()),
         ],
     )?;
     Ok(P3Outcome {

@@ -1,8 +1,6 @@
 //! What the plots of P3 draw, taken from its report: counting only, no statistics beyond the Wilson interval.
 //! (P1's, P2's and the weekly plots take their numbers straight from their reports, in their own modules.)
 
-use std::collections::BTreeMap;
-
 use crate::experiments::p3::{Counts, P3Analysis, SignalRow, TaskRow};
 use crate::stats::Interval;
 
@@ -23,7 +21,8 @@ pub fn detection_by_day(tasks: &[TaskRow], evidence: &[SignalRow], window_days: 
         return Vec::new();
     }
     let window = i64::from(window_days);
-    let mut first: BTreeMap<(usize, &str), i64> = BTreeMap::new();
+    // Hashed, not ordered: a million-task export looks up every eligible task.
+    let mut first: foldhash::HashMap<(usize, &str), i64> = foldhash::HashMap::default();
     for row in evidence.iter().filter(|row| row.excluded_by.is_none()) {
         let (Ok(at), Ok(done)) = (
             row.at.parse::<jiff::Timestamp>(),
