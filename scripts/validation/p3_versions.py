@@ -14,25 +14,14 @@ import glob
 import os
 import sys
 
-
-def load(runs):
-    signals = {}
-    for repo in os.listdir(runs):
-        path = os.path.join(runs, repo, "p3-signals.csv")
-        if os.path.exists(path):
-            with open(path, newline="", encoding="utf-8") as f:
-                signals[repo.replace("+", "/", 1)] = {
-                    (r["task"], r["signal"], r["commit"]): r["excluded_by"] for r in csv.DictReader(f)
-                }
-    return signals
-
+from rescore_p3_sheets import load_runs, what_the_run_did
 
 runs = []
 readings = []
 for arg in sys.argv[1:]:
     if "=" in arg:
         name, path = arg.split("=", 1)
-        runs.append((name, load(path)))
+        runs.append((name, load_runs(path)))
     else:
         readings.append(arg.rstrip("/"))
 out = csv.writer(sys.stdout, lineterminator="\n")
@@ -42,11 +31,4 @@ for reading in readings:
         with open(sheet, newline="", encoding="utf-8") as f:
             for r in csv.DictReader(f):
                 row = [os.path.basename(reading), r["repo"], r["task"], r["signal"], r["at"], r["commit"]]
-                for _, signals in runs:
-                    run = signals.get(r["repo"])
-                    if run is None:
-                        row.append("no run")
-                    else:
-                        rule = run.get((r["task"], r["signal"], r["commit"]))
-                        row.append("not eligible" if rule is None else (rule or "counted"))
-                out.writerow(row)
+                out.writerow(row + [what_the_run_did(signals, r) for _, signals in runs])

@@ -1020,7 +1020,7 @@ fn landings(rows: &[&CommitRow], position: &gix::hashtable::HashMap<ObjectId, us
 ///
 /// Once every message is parsed, the bodies and trailers of the commits that are not reverts are emptied: only a
 /// revert's stated reason is read again, and on a long history (git.git: 82 thousand commits) the messages are a
-/// fifth of the heap at the peak, which comes later, during the diffs. Subjects and everything else stay.
+/// quarter of the heap at the peak, which comes later, during the diffs. Subjects and everything else stay.
 pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'_, E>) -> Result<P2Analysis, E> {
     let mut summary = HistorySummary::default();
     let matchers = Matchers::new(spec);
