@@ -684,6 +684,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
         3 => Some(include_str!("data/p3-v3.toml").to_owned()),
         4 => Some(include_str!("data/p3-v4.toml").to_owned()),
         5 => Some(include_str!("data/p3-v5.toml").to_owned()),
+        6 => Some(include_str!("data/p3-v6.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1333,4 +1334,56 @@ fn version_six_sets_follow_ups_of_work_not_closed_aside() {
     for rule in ["first-seen-earlier 1", "while-reopened 1"] {
         assert!(summary.contains(rule), "{rule}: {summary}");
     }
+}
+
+#[test]
+fn version_seven_judges_a_follow_up_after_a_set_aside_reopen_on_its_own() {
+    let fx = Fixture::build("artifacts_v7.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
+    let done = "2026-03-02T09:00:00Z";
+    let row = |task: &str, signal: &str, at: &str, commit: &str, rule: &str, detail: &str| {
+        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+    };
+    let sync = c(3);
+    let signals_of = |bulk_bug: &str| {
+        let mut rows = vec![
+            "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
+            row("bd-bulk", "wrong.reopened", "04", &sync, "bulk-commit", ""),
+            row(
+                "bd-bulk",
+                "wrong.follow-up",
+                "06",
+                &c(5),
+                bulk_bug,
+                "follow-up bd-bulk-bug",
+            ),
+        ];
+        rows.extend((1..=11).map(|n| row(&format!("bd-f{n:02}"), "wrong.reopened", "04", &sync, "bulk-commit", "")));
+        rows.push(row(
+            "bd-keep",
+            "wrong.follow-up",
+            "05",
+            &c(4),
+            "while-reopened",
+            "follow-up bd-kept-bug",
+        ));
+        rows.push(row("bd-keep", "wrong.reopened", "05", &c(4), "", ""));
+        rows.concat()
+    };
+    // Version 6: bd-bulk-bug was filed while bd-bulk was open again, so it is set aside with the reopen, which the
+    // bulk-commit rule sets aside too: nothing of bd-bulk counts.
+    let (summary, _, signals) = p3_at(&fx, 6, "2026-06-01");
+    assert_eq!(signals, signals_of("while-reopened"));
+    assert!(summary.contains("1 of 13 = 7.7%"), "{summary}");
+    assert!(summary.contains("while-reopened 2"), "{summary}");
+    // Version 7: the latest reopen before bd-bulk-bug is one the rules set aside, so the follow-up counts on its
+    // own; bd-kept-bug still goes with bd-keep's kept reopen.
+    let (summary, tasks, signals) = p3_at(&fx, 7, "2026-06-01");
+    assert_eq!(signals, signals_of(""));
+    assert!(summary.contains("2 of 13 = 15.4%"), "{summary}");
+    assert!(summary.contains("while-reopened 1"), "{summary}");
+    assert!(
+        tasks.contains(&format!(".beads,bd-bulk,{done},false,wrong.follow-up\n")),
+        "{tasks}"
+    );
 }

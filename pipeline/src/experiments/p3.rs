@@ -66,6 +66,11 @@
 //!   follow-up created while the completed task was open again (its last status change at or before the
 //!   follow-up's creation, after the completion and stale versions skipped, is to a status that is not closed) is
 //!   `while-reopened`: part of that rework, judged through the reopen.
+//! * **Version 7** (optional field of `[history]`, off when absent): with `while_reopened_needs_kept_reopen`,
+//!   `while-reopened` applies only when the latest reopen before the follow-up (after the completion; stale
+//!   overwrites, which change nothing, skipped) is one the reopen rules kept. A follow-up filed while the task is
+//!   open after a reopen set aside (a bulk commit, a stale copy, a late landing) would otherwise be judged by
+//!   nothing: the reopen is not counted, and neither would the follow-up be.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -233,6 +238,25 @@ fn open_again_at(task: &Task, done: Timestamp, at: Timestamp) -> bool {
         .filter(|c| c.at > done && c.at <= at)
         .rfind(|c| !c.provenance.as_deref().is_some_and(|p| p.stale))
         .is_some_and(|c| !c.to_category.is_closed())
+}
+
+/// Version 7: whether the latest reopen in `(done, at]` that changed the task's status (kept, or set aside by a
+/// rule other than `stale-overwrite`, which leaves the status as it was) is one the reopen rules kept. Without any
+/// such reopen, as version 6: true.
+fn latest_reopen_kept(walk: &Walk, done: Timestamp, at: Timestamp) -> bool {
+    let between = |t: Timestamp| t > done && t <= at;
+    let kept = walk.reopens.iter().map(|(t, ..)| *t).filter(|t| between(*t)).max();
+    let set_aside = walk
+        .excluded
+        .iter()
+        .filter(|(rule, t, _)| *rule != "stale-overwrite" && between(*t))
+        .map(|(_, t, _)| *t)
+        .max();
+    match (kept, set_aside) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(k), Some(s)) => k > s,
+    }
 }
 
 /// Examples kept per exclusion rule.
@@ -589,6 +613,7 @@ pub fn analyze_with_commits(
     let identity_rule = rules.is_some_and(|r| r.identity_at_signal);
     let first_seen_rule = rules.is_some_and(|r| r.follow_ups_first_seen);
     let while_reopened_rule = rules.is_some_and(|r| r.follow_ups_while_reopened);
+    let needs_kept_reopen = rules.is_some_and(|r| r.while_reopened_needs_kept_reopen);
     let overlap_below = rules.and_then(|r| r.reuse_title_overlap_below);
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
@@ -730,7 +755,9 @@ pub fn analyze_with_commits(
                         // Version 6: in the task files before the completion (its creation time rewritten later).
                         let earlier = first_seen_rule && first_seen.is_some_and(|seen| seen < done);
                         // Version 6: created while the task was open again after a reopen.
-                        let reopened = while_reopened_rule && open_again_at(task, done, *at);
+                        let reopened = while_reopened_rule
+                            && open_again_at(task, done, *at)
+                            && (!needs_kept_reopen || walked.as_ref().is_none_or(|w| latest_reopen_kept(w, done, *at)));
                         let excluded_by = if split_work {
                             Some("split-work")
                         } else if earlier {

@@ -631,7 +631,7 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 6);
+        assert_eq!(prereg.spec.version, 7);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
@@ -640,9 +640,10 @@ mod tests {
                 history.commit_quiet_from_author,
                 history.landed_late_hours,
                 history.follow_ups_first_seen,
-                history.follow_ups_while_reopened
+                history.follow_ups_while_reopened,
+                history.while_reopened_needs_kept_reopen
             ),
-            (true, Some(1), true, Some(24), true, true)
+            (true, Some(1), true, Some(24), true, true, true)
         );
         std::fs::write(
             &path,

@@ -99,6 +99,10 @@ pub struct P3History {
     /// rework (`while-reopened`), not a signal of its own.
     #[serde(default)]
     pub follow_ups_while_reopened: bool,
+    /// Version 7: `while-reopened` applies only when the reopen that opened the episode was kept by the reopen
+    /// rules; after a reopen set aside (bulk, stale, landed late…) the follow-up is judged on its own.
+    #[serde(default)]
+    pub while_reopened_needs_kept_reopen: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
