@@ -11,7 +11,21 @@ use clap::Parser;
 use pipeline::cli::{Cli, Command, P2Action, Synth};
 use pipeline::commands::{self, exit};
 
+// mimalloc keeps freed memory for reuse instead of handing it back to the system and faulting it in again: on a
+// million-task P3 run that churn was 1.3 s of system time under glibc's malloc (BENCHMARKS.md). The binary only;
+// the library and the hook keep the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `mi_option_purge_delay` (mimalloc.h, the same index in versions 2 and 3): how long freed pages stay committed.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// Milliseconds. mimalloc 3's default (1,000) took P2 on git/git to 480-530 MB at its peak, over issue 16's 500 MB;
+/// at 100 the peak is about 463 MB and the time the same (BENCHMARKS.md).
+const PURGE_DELAY_MS: std::ffi::c_long = 100;
+
 fn main() -> ExitCode {
+    // SAFETY: mi_option_set is not thread safe; no other thread exists yet.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     let progress = std::io::stderr().is_terminal();
     match Cli::parse().command {
         Command::Demo(mut args) => {
