@@ -376,3 +376,67 @@ fn version_seven_reading_comes_from_fresh_repositories_and_gives_the_documented_
         ])
     );
 }
+
+/// The held-out reading drawn for a version-8 candidate (VALIDATION.md, "P3: a version-8 candidate, tried"): every
+/// signal version 5 counted on five repositories never read before: sampled, genuine, not genuine, unclear.
+/// `versions.csv` records what version 7 (the instrument) and the candidate (branch `p3-v8`) did with each row.
+const EXPECTED_V8: (usize, usize, usize, usize) = (83, 54, 28, 1);
+
+#[test]
+fn version_eight_reading_comes_from_fresh_repositories_and_gives_the_documented_precision() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let before: std::collections::BTreeSet<String> = [
+        dir(),
+        dir_v3(),
+        dir_v4(),
+        data.join("p3-audit-v5"),
+        data.join("p3-audit-v6-dev"),
+        data.join("p3-audit-v6"),
+        data.join("p3-audit-v7"),
+    ]
+    .iter()
+    .flat_map(|d| read_before(d))
+    .map(|(repo, ..)| repo)
+    .collect();
+    let read = reading(&data.join("p3-audit-v8"), |repo, _| {
+        assert!(!before.contains(repo), "{repo} was read before");
+    });
+    assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V8);
+    assert_eq!(read.repos.len(), 5);
+    // Rows in sample order, so that repeated keys (follow-ups of one task filed together) pair up in order.
+    let mut judged: Vec<(String, String)> = Vec::new();
+    for repo in &read.repos {
+        for r in rows(&data.join(format!("p3-audit-v8/{repo}.judged.csv"))) {
+            judged.push((key(&r), r["genuine"].clone()));
+        }
+    }
+    let versions = rows(&data.join("p3-audit-v8/versions.csv"));
+    assert_eq!(versions.len(), EXPECTED_V8.0, "versions.csv covers every judged row");
+    let mut tally: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for r in &versions {
+        let at = judged.iter().position(|(k, _)| *k == key(r)).expect("a judged row");
+        let (_, genuine) = judged.remove(at);
+        for version in ["version_5", "version_7", "version_8"] {
+            *tally
+                .entry((version.to_owned(), format!("{} {genuine}", r[version])))
+                .or_default() += 1;
+        }
+    }
+    let got: Vec<String> = tally.iter().map(|((v, what), n)| format!("{v}: {what} {n}")).collect();
+    assert_eq!(
+        got,
+        [
+            "version_5: counted no 28",
+            "version_5: counted unclear 1",
+            "version_5: counted yes 54",
+            "version_7: counted no 28",
+            "version_7: counted unclear 1",
+            "version_7: counted yes 54",
+            "version_8: counted no 14",
+            "version_8: counted yes 39",
+            "version_8: not-a-bug no 14",
+            "version_8: not-a-bug unclear 1",
+            "version_8: not-a-bug yes 15",
+        ]
+    );
+}
