@@ -1387,3 +1387,31 @@ fn version_seven_judges_a_follow_up_after_a_set_aside_reopen_on_its_own() {
         "{tasks}"
     );
 }
+
+#[test]
+fn a_reopen_counted_after_a_set_aside_one_names_it() {
+    let fx = Fixture::build("artifacts_claim.sh");
+    let (sync, claim) = (fx.rev("HEAD~2"), fx.rev("HEAD~1"));
+    let (summary, _, signals) = p3_at(&fx, 7, "2026-06-01");
+    let done = "2026-03-02T09:00:00Z";
+    // The sync's reopen is set aside with the other eleven; the task stays closed for the walk, so taking it up is
+    // the reopen counted, and its detail points at where the reopen began.
+    let claim_row = format!(
+        ".beads,bd-claim,wrong.reopened,2026-03-05T09:00:00Z,{claim},,{done},after a reopen set aside (bulk-commit) in {}\n",
+        &sync[..12]
+    );
+    assert!(signals.contains(&claim_row), "{signals}");
+    assert!(
+        signals.contains(&format!(
+            ".beads,bd-claim,wrong.reopened,2026-03-04T09:00:00Z,{sync},bulk-commit,{done},\n"
+        )),
+        "{signals}"
+    );
+    assert!(
+        signals.contains(&format!(
+            ".beads,bd-f01,wrong.reopened,2026-03-04T09:00:00Z,{sync},bulk-commit,{done},\n"
+        )),
+        "{signals}"
+    );
+    assert!(summary.contains("1 of 12 = 8.3%"), "{summary}");
+}

@@ -428,8 +428,8 @@ pub fn commit_mentions(
 struct Walk<'a> {
     /// The first completion among the changes kept, and the change (for its commit's author).
     completion: Option<(Timestamp, Option<&'a Provenance>)>,
-    /// Reopens kept: time, commit, the readable version that shows it.
-    reopens: Vec<(Timestamp, String, u64)>,
+    /// Reopens kept: time, commit, the readable version that shows it, and the detail `p3-signals.csv` gives it.
+    reopens: Vec<(Timestamp, String, u64, String)>,
     /// Reopens set aside: rule, time, commit.
     excluded: Vec<(&'static str, Timestamp, String)>,
     /// Changes kept into a verified status: time, status, commit.
@@ -459,6 +459,10 @@ fn walk<'a>(
     if is_deleted(first) {
         out.deleted_at = Some(first.at);
     }
+    // A reopen set aside by a rule that leaves the status closed (`bulk-commit`, `bulk-reopens`,
+    // `administrative-reclose`, `reverted`): the next move out of a closed status is counted as the reopen (often
+    // an agent taking the task up), and its row names the set-aside one so a reader finds where it began.
+    let mut set_aside_open: Option<(&'static str, String)> = None;
     for (i, change) in history.iter().enumerate().skip(1) {
         if stale(change) {
             if state.is_closed() && !change.to_category.is_closed() {
@@ -466,11 +470,15 @@ fn walk<'a>(
             }
             continue;
         }
+        if change.to_category.is_closed() {
+            set_aside_open = None;
+        }
         let provenance = change.provenance.as_deref();
         let bulk = provenance.is_some_and(|p| p.status_changes_in_commit > rules.bulk_status_changes_above);
         if state.is_closed() && !change.to_category.is_closed() {
             if bulk {
                 out.excluded.push(("bulk-commit", change.at, commit(change)));
+                set_aside_open = Some(("bulk-commit", commit(change)));
                 continue;
             }
             // Version 3: the not-closed status this change starts from came from a stale version just skipped.
@@ -485,6 +493,7 @@ fn walk<'a>(
                 && !p.touches_other_files
             {
                 out.excluded.push(("bulk-reopens", change.at, commit(change)));
+                set_aside_open = Some(("bulk-reopens", commit(change)));
                 continue;
             }
             if rules.administrative_recloses
@@ -497,6 +506,7 @@ fn walk<'a>(
                 && close.other_file_commits == p.other_file_commits - u64::from(p.touches_other_files)
             {
                 out.excluded.push(("administrative-reclose", change.at, commit(change)));
+                set_aside_open = Some(("administrative-reclose", commit(change)));
                 continue;
             }
             // Undone: the commit is reverted, or the next close (changes kept) restores the earlier completion.
@@ -510,6 +520,7 @@ fn walk<'a>(
             };
             if rules.undone_reopens && (provenance.is_some_and(|p| p.reverted_by.is_some()) || restored()) {
                 out.excluded.push(("reverted", change.at, commit(change)));
+                set_aside_open = Some(("reverted", commit(change)));
                 continue;
             }
             // Version 4: the same commit reopens other tasks from an older copy.
@@ -530,8 +541,12 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
+            let detail = set_aside_open
+                .take()
+                .map(|(rule, at)| format!("after a reopen set aside ({rule}) in {}", &at[..at.len().min(12)]))
+                .unwrap_or_default();
             out.reopens
-                .push((change.at, commit(change), provenance.map_or(0, |p| p.version)));
+                .push((change.at, commit(change), provenance.map_or(0, |p| p.version), detail));
         } else if change.to_category == StatusCategory::Done && out.completion.is_none() {
             out.completion = Some((change.at, provenance));
         }
@@ -720,9 +735,9 @@ pub fn analyze_with_commits(
             };
             match &walked {
                 Some(w) => {
-                    for (at, commit, version) in w.reopens.iter().filter(|(at, ..)| in_window(*at)) {
+                    for (at, commit, version, detail) in w.reopens.iter().filter(|(at, ..)| in_window(*at)) {
                         lookups.push((found.len(), Lookup::Version(*version)));
-                        found.push(row("wrong.reopened", *at, commit, None, String::new()));
+                        found.push(row("wrong.reopened", *at, commit, None, detail.clone()));
                     }
                     for (rule, at, commit) in w.excluded.iter().filter(|(_, at, _)| in_window(*at)) {
                         found.push(row("wrong.reopened", *at, commit, Some(*rule), String::new()));
