@@ -1810,3 +1810,36 @@ fn released_pack_pages_read_the_same_again() {
     assert_eq!((again, diffs_again), (history, diffs));
     assert!(resident_kb(&pack) > 0);
 }
+
+/// A clone that borrows its objects (`git clone --shared`: alternates) reads them from the other repository's pack,
+/// and that pack's pages are released too.
+#[cfg(target_os = "linux")]
+#[test]
+fn released_pack_pages_include_borrowed_packs() {
+    let fx = Fixture::build("packed.sh");
+    let shared = fx.root.parent().unwrap().join("shared.git");
+    let status = testenv::isolated("git", &fx.home, &fx.home)
+        .args(["clone", "--quiet", "--bare", "--shared"])
+        .arg(&fx.root)
+        .arg(&shared)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(shared.join("objects/info/alternates").is_file());
+    let repo = git::open(&shared).unwrap();
+    let pack = std::fs::read_dir(fx.root.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension() == Some(OsStr::new("pack")))
+        .unwrap();
+    let history = git::walk(&repo, &WalkOptions::default()).unwrap();
+    let requests: Vec<DiffRequest> = history.commits.iter().map(|c| DiffRequest::whole(c.id)).collect();
+    git::diffs_for(&repo, &requests, DiffDetail::Lines).unwrap();
+    assert!(resident_kb(&pack) > 0, "the borrowed pack was read through its mapping");
+    git::release_pack_pages(&repo);
+    assert_eq!(
+        resident_kb(&pack),
+        0,
+        "no page of the borrowed pack is resident after the release"
+    );
+}

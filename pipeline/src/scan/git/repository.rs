@@ -99,11 +99,13 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
 /// it does nothing). gix maps packs read-only, and every page read stays in the process's resident set: after
 /// the walk, the commits' pages of git.git's pack (tens of megabytes) counted in the peak memory of the diffs,
 /// which never read them again. A page read again afterwards is mapped again from the page cache (a minor fault,
-/// no disk read). Nothing of the repository or its objects changes.
+/// no disk read). Nothing of the repository or its objects changes. Every pack mapped is released, not only those
+/// under `repo`'s own objects directory: a clone that borrows its objects (`git clone --shared`, alternates) reads
+/// them from another repository's packs.
 pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
     #[cfg(target_os = "linux")]
     {
-        let pack_dir = repo.to_thread_local().objects.store_ref().path().join("pack");
+        let _ = repo;
         let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
             return;
         };
@@ -114,11 +116,12 @@ pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
                 continue;
             };
             let path = Path::new(path.trim_start());
-            if !perms.starts_with("r") || perms.as_bytes().get(1) == Some(&b'w') || !path.starts_with(&pack_dir) {
+            if !perms.starts_with("r") || perms.as_bytes().get(1) == Some(&b'w') {
                 continue;
             }
-            // Pack data only: the index is small and read by every lookup.
-            if path.extension().is_none_or(|e| e != "pack") {
+            // Pack data only (`objects/pack/*.pack`): the index is small and read by every lookup.
+            let in_pack_dir = path.parent().and_then(Path::file_name).is_some_and(|d| d == "pack");
+            if !in_pack_dir || path.extension().is_none_or(|e| e != "pack") {
                 continue;
             }
             let Some((start, end)) = range.split_once('-') else {
