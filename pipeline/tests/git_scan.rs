@@ -1800,7 +1800,7 @@ fn released_pack_pages_read_the_same_again() {
     let (history, diffs) = read();
     assert_eq!(history.commits.len(), 2);
     assert!(resident_kb(&pack) > 0, "the pack was read through its mapping");
-    git::release_pack_pages(&repo);
+    git::release_pack_pages();
     assert_eq!(
         resident_kb(&pack),
         0,
@@ -1836,7 +1836,7 @@ fn released_pack_pages_include_borrowed_packs() {
     let requests: Vec<DiffRequest> = history.commits.iter().map(|c| DiffRequest::whole(c.id)).collect();
     git::diffs_for(&repo, &requests, DiffDetail::Lines).unwrap();
     assert!(resident_kb(&pack) > 0, "the borrowed pack was read through its mapping");
-    git::release_pack_pages(&repo);
+    git::release_pack_pages();
     assert_eq!(
         resident_kb(&pack),
         0,

@@ -295,6 +295,29 @@ const EXPECTED_PRECISION_V6: [&str; 4] = [
     "p3-audit-v6-dev version_6: 15 of 26",
 ];
 
+/// The readings before version 7's, by directory under `tests/data`.
+const EARLIER_THAN_V7: [&str; 6] = [
+    "p3-audit",
+    "p3-audit-v3",
+    "p3-audit-v4",
+    "p3-audit-v5",
+    "p3-audit-v6-dev",
+    "p3-audit-v6",
+];
+
+/// The reading in `tests/data/<name>`, each of its repositories checked to be in none of the `earlier` readings.
+fn fresh_reading(name: &str, earlier: &[&str]) -> Reading {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let before: std::collections::BTreeSet<String> = earlier
+        .iter()
+        .flat_map(|d| read_before(&data.join(d)))
+        .map(|(repo, ..)| repo)
+        .collect();
+    reading(&data.join(name), |repo, _| {
+        assert!(!before.contains(repo), "{name}: {repo} was read before");
+    })
+}
+
 /// Version 7's held-out reading (VALIDATION.md, "P3 detectability, version 7"): every signal version 5 counted on
 /// nineteen repositories never read before, drawn after version 7's rule was committed: sampled, genuine, not
 /// genuine, unclear.
@@ -305,21 +328,7 @@ const EXPECTED_V7: (usize, usize, usize, usize) = (49, 25, 24, 0);
 #[test]
 fn version_seven_reading_comes_from_fresh_repositories_and_gives_the_documented_precision() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let before: std::collections::BTreeSet<String> = [
-        dir(),
-        dir_v3(),
-        dir_v4(),
-        data.join("p3-audit-v5"),
-        data.join("p3-audit-v6-dev"),
-        data.join("p3-audit-v6"),
-    ]
-    .iter()
-    .flat_map(|d| read_before(d))
-    .map(|(repo, ..)| repo)
-    .collect();
-    let read = reading(&data.join("p3-audit-v7"), |repo, _| {
-        assert!(!before.contains(repo), "{repo} was read before");
-    });
+    let read = fresh_reading("p3-audit-v7", &EARLIER_THAN_V7);
     assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V7);
     assert_eq!(read.repos.len(), 19);
     let mut judged: BTreeMap<String, String> = BTreeMap::new();
@@ -385,22 +394,7 @@ const EXPECTED_V8: (usize, usize, usize, usize) = (83, 54, 28, 1);
 #[test]
 fn version_eight_reading_comes_from_fresh_repositories_and_gives_the_documented_precision() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let before: std::collections::BTreeSet<String> = [
-        dir(),
-        dir_v3(),
-        dir_v4(),
-        data.join("p3-audit-v5"),
-        data.join("p3-audit-v6-dev"),
-        data.join("p3-audit-v6"),
-        data.join("p3-audit-v7"),
-    ]
-    .iter()
-    .flat_map(|d| read_before(d))
-    .map(|(repo, ..)| repo)
-    .collect();
-    let read = reading(&data.join("p3-audit-v8"), |repo, _| {
-        assert!(!before.contains(repo), "{repo} was read before");
-    });
+    let read = fresh_reading("p3-audit-v8", &[&EARLIER_THAN_V7[..], &["p3-audit-v7"]].concat());
     assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V8);
     assert_eq!(read.repos.len(), 5);
     // Rows in sample order, so that repeated keys (follow-ups of one task filed together) pair up in order.

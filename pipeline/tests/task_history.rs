@@ -674,6 +674,22 @@ fn p3_on(fx: &Fixture, version: u32) -> (String, String, String) {
     p3_at(fx, version, "2026-04-01")
 }
 
+/// A row of `p3-signals.csv` for the March 2026 fixtures: the signal on `day` of the month at 09:00 UTC, of a task
+/// completed at `done`.
+fn signal_row(task: &str, signal: &str, day: &str, commit: &str, rule: &str, done: &str, detail: &str) -> String {
+    format!(".beads,{task},{signal},2026-03-{day}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+}
+
+/// `p3-tasks.csv` of tasks `ids`, each completed at `done` and eligible, with its `signals` (in the same order).
+fn tasks_table(done: &str, ids: &[&str], signals: &[&str]) -> String {
+    let rows: String = ids
+        .iter()
+        .zip(signals)
+        .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
+        .collect();
+    format!("input,id,completed,censored,signals\n{rows}")
+}
+
 fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
     use pipeline::commands::p3::{P3Args, run};
     let out = fx.tmp.path().join(format!("v{version}"));
@@ -1096,9 +1112,9 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 10 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
-        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+        signal_row(task, signal, at, &commit, rule, done, detail)
     };
-    let tasks_csv = |signals: [&str; 8]| -> String {
+    let tasks_csv = |signals: [&str; 8]| {
         let ids = [
             "bd-back",
             "bd-gone",
@@ -1109,12 +1125,7 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
             "bd-s1",
             "bd-s2",
         ];
-        let rows: String = ids
-            .iter()
-            .zip(signals)
-            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
-            .collect();
-        format!("input,id,completed,censored,signals\n{rows}")
+        tasks_table(done, &ids, &signals)
     };
     let line = |summary: &str, prefix: &str| {
         summary
@@ -1218,16 +1229,14 @@ fn version_five_sets_each_new_artifact_aside_task_by_task() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str| {
-        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},\n")
+        signal_row(task, signal, at, &commit, rule, done, "")
     };
-    let tasks_csv = |signals: [&str; 6]| -> String {
-        let ids = ["bd-copy", "bd-late", "bd-own", "bd-re", "bd-x1", "bd-x2"];
-        let rows: String = ids
-            .iter()
-            .zip(signals)
-            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
-            .collect();
-        format!("input,id,completed,censored,signals\n{rows}")
+    let tasks_csv = |signals: [&str; 6]| {
+        tasks_table(
+            done,
+            &["bd-copy", "bd-late", "bd-own", "bd-re", "bd-x1", "bd-x2"],
+            &signals,
+        )
     };
     let header = "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned();
 
@@ -1288,17 +1297,9 @@ fn version_six_sets_follow_ups_of_work_not_closed_aside() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 7 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, detail: &str| {
-        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+        signal_row(task, signal, at, &commit, rule, done, detail)
     };
-    let tasks_csv = |signals: [&str; 4]| -> String {
-        let ids = ["bd-claim", "bd-comment", "bd-note", "bd-prio"];
-        let rows: String = ids
-            .iter()
-            .zip(signals)
-            .map(|(id, s)| format!(".beads,{id},{done},false,{s}\n"))
-            .collect();
-        format!("input,id,completed,censored,signals\n{rows}")
-    };
+    let tasks_csv = |signals: [&str; 4]| tasks_table(done, &["bd-claim", "bd-comment", "bd-note", "bd-prio"], &signals);
     let header = "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned();
     let (reopened, follow_up) = ("wrong.reopened", "wrong.follow-up");
     let both = "wrong.follow-up;wrong.reopened";
@@ -1342,7 +1343,7 @@ fn version_seven_judges_a_follow_up_after_a_set_aside_reopen_on_its_own() {
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
     let done = "2026-03-02T09:00:00Z";
     let row = |task: &str, signal: &str, at: &str, commit: &str, rule: &str, detail: &str| {
-        format!(".beads,{task},{signal},2026-03-{at}T09:00:00Z,{commit},{rule},{done},{detail}\n")
+        signal_row(task, signal, at, commit, rule, done, detail)
     };
     let sync = c(3);
     let signals_of = |bulk_bug: &str| {
@@ -1396,22 +1397,13 @@ fn a_reopen_counted_after_a_set_aside_one_names_it() {
     let done = "2026-03-02T09:00:00Z";
     // The sync's reopen is set aside with the other eleven; the task stays closed for the walk, so taking it up is
     // the reopen counted, and its detail points at where the reopen began.
-    let claim_row = format!(
-        ".beads,bd-claim,wrong.reopened,2026-03-05T09:00:00Z,{claim},,{done},after a reopen set aside (bulk-commit) in {}\n",
-        &sync[..12]
-    );
-    assert!(signals.contains(&claim_row), "{signals}");
-    assert!(
-        signals.contains(&format!(
-            ".beads,bd-claim,wrong.reopened,2026-03-04T09:00:00Z,{sync},bulk-commit,{done},\n"
-        )),
-        "{signals}"
-    );
-    assert!(
-        signals.contains(&format!(
-            ".beads,bd-f01,wrong.reopened,2026-03-04T09:00:00Z,{sync},bulk-commit,{done},\n"
-        )),
-        "{signals}"
-    );
+    let detail = format!("after a reopen set aside (bulk-commit) in {}", &sync[..12]);
+    for row in [
+        signal_row("bd-claim", "wrong.reopened", "05", &claim, "", done, &detail),
+        signal_row("bd-claim", "wrong.reopened", "04", &sync, "bulk-commit", done, ""),
+        signal_row("bd-f01", "wrong.reopened", "04", &sync, "bulk-commit", done, ""),
+    ] {
+        assert!(signals.contains(&row), "{row}: {signals}");
+    }
     assert!(summary.contains("1 of 12 = 8.3%"), "{summary}");
 }

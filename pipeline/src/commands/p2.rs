@@ -249,7 +249,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     };
     let mut history = git::walk(&repo, &options).map_err(|e| input(&e))?;
     // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below).
-    git::release_pack_pages(&repo);
+    git::release_pack_pages();
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
     let mut warnings = Vec::new();
@@ -289,7 +289,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         spinner.say(format!("diffing {} commits", misses.len()));
         let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
         // Each batch reads other trees and blobs than the one before, mostly: its pages go back too.
-        git::release_pack_pages(&repo);
+        git::release_pack_pages();
         let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
         for (commit, error) in missing {
             unreadable

@@ -116,9 +116,6 @@ pub const MAX_DIFF_BATCHES: u64 = 6;
 /// Characters of a remedy's subject kept in a report (after redaction); longer ones end in `…`.
 pub const SUBJECT_MAX_CHARS: usize = 200;
 
-/// Hex digits of a short SHA.
-const SHORT_SHA: usize = 12;
-
 /// How a failure was detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -1731,7 +1728,7 @@ pub fn decide(self_reflection: u64, n: u64, spec: &P2Spec) -> Verdict {
     )
 }
 
-/// `id`'s first [`SHORT_SHA`] hex digits.
+/// `hex` abbreviated as reports show commit ids ([`crate::scan::commits::short_id`]).
 fn short(hex: &str) -> String {
-    hex.chars().take(SHORT_SHA).collect()
+    crate::scan::commits::short_id(hex).to_owned()
 }

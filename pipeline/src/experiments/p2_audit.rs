@@ -38,6 +38,7 @@ use super::ShareVerdict;
 use super::p1::VerdictKind;
 use super::p2::{Bucket, Failure, FailureKind};
 pub use crate::prereg::p2_audit::AuditSpec;
+use crate::scan::commits::short_id;
 use crate::stats::bootstrap::{multinomial, percentile_interval};
 use crate::stats::{Agreement, ConfusionMatrix, Interval};
 
@@ -392,11 +393,11 @@ pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMat
                 "{}:{}: {} -> {}",
                 row.file,
                 row.line,
-                short(&row.remedy),
+                short_id(&row.remedy),
                 if row.failing.is_empty() {
                     "–"
                 } else {
-                    short(&row.failing)
+                    short_id(&row.failing)
                 }
             ));
             continue;
@@ -422,10 +423,6 @@ pub fn match_run(rows: Vec<ReadRow>, repo: &str, failures: &[Failure]) -> RunMat
         notes,
         population,
     }
-}
-
-fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
 }
 
 /// How a sheet's rows met the current run (all empty when a sheet is read on its own).

@@ -85,6 +85,7 @@ use serde::Serialize;
 pub use super::p1::VerdictKind;
 pub use crate::prereg::p3::{P3History, P3Kill, P3Signals, P3Spec, SIGNALS};
 use crate::scan::board::{Board, LinkDirection, Provenance, StatusCategory, StatusChange, Task};
+use crate::scan::commits::short_id;
 use crate::stats::{self, Interval};
 
 /// Whether `board`'s format (and the commits given, if any) can show the signal `id`.
@@ -543,7 +544,7 @@ fn walk<'a>(
             }
             let detail = set_aside_open
                 .take()
-                .map(|(rule, at)| format!("after a reopen set aside ({rule}) in {}", &at[..at.len().min(12)]))
+                .map(|(rule, commit)| format!("after a reopen set aside ({rule}) in {}", short_id(&commit)))
                 .unwrap_or_default();
             out.reopens
                 .push((change.at, commit(change), provenance.map_or(0, |p| p.version), detail));

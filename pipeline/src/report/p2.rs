@@ -395,7 +395,7 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         "  history         {} at {} ({}), {}{}\n",
         repo.path,
         repo.rev,
-        repo.tip.as_deref().map_or("unborn", |tip| &tip[..tip.len().min(12)]),
+        repo.tip.as_deref().map_or("unborn", crate::scan::commits::short_id),
         super::count(repo.commits_walked, "commit", "commits"),
         if repo.shallow {
             ", shallow clone: history truncated"

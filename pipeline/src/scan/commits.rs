@@ -109,6 +109,11 @@ pub enum DiffDetail {
     Lines,
 }
 
+/// A commit id as reports abbreviate it: its first 12 hex digits (all of it when shorter).
+pub fn short_id(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}
+
 /// The [`evidence_hash`] of a line that says nothing about who wrote the code: blank, without a letter or digit
 /// (`}`, `);`, `*/`), or a comment only.
 pub const TRIVIAL_LINE: u64 = 0;

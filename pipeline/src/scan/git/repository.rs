@@ -95,17 +95,16 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
     }
 }
 
-/// Hands the pages of `repo`'s pack files that this process has read back to the page cache, on Linux (elsewhere
-/// it does nothing). gix maps packs read-only, and every page read stays in the process's resident set: after
+/// Hands the pages of the pack files this process has read back to the page cache, on Linux (elsewhere it does
+/// nothing). gix maps packs read-only, and every page read stays in the process's resident set: after
 /// the walk, the commits' pages of git.git's pack (tens of megabytes) counted in the peak memory of the diffs,
 /// which never read them again. A page read again afterwards is mapped again from the page cache (a minor fault,
-/// no disk read). Nothing of the repository or its objects changes. Every pack mapped is released, not only those
-/// under `repo`'s own objects directory: a clone that borrows its objects (`git clone --shared`, alternates) reads
-/// them from another repository's packs.
-pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
+/// no disk read). Nothing of any repository or its objects changes. Every pack mapped is released, not only the
+/// scanned repository's own: a clone that borrows its objects (`git clone --shared`, alternates) reads them from
+/// another repository's packs.
+pub fn release_pack_pages() {
     #[cfg(target_os = "linux")]
     {
-        let _ = repo;
         let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
             return;
         };
@@ -138,8 +137,6 @@ pub fn release_pack_pages(repo: &gix::ThreadSafeRepository) {
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = repo;
 }
 
 pub(super) fn rev_of(options: &WalkOptions) -> &str {
