@@ -13,3 +13,4 @@ pub mod prereg;
 pub mod report;
 pub mod scan;
 pub mod stats;
+pub mod timing;

@@ -36,11 +36,32 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
         Some((cold_hits + cold_computed, 0)),
         "a warm rerun computes nothing"
     );
-    assert!(warm.cache_line.starts_with(&format!(
-        "  diff cache      {0} of {0} diffs from {1}",
-        cold_hits + cold_computed,
-        cache.display()
-    )));
+    let (_, commits) = cold.commits_cached.unwrap();
+    assert_eq!(cold.commits_cached, Some((0, commits)), "a cold run reads every commit");
+    assert!(commits > 5, "{commits}");
+    assert_eq!(warm.commits_cached, Some((commits, 0)), "a warm rerun reads none");
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    let file = |extension: &str| {
+        files
+            .iter()
+            .find(|path| path.extension().is_some_and(|e| e == extension))
+            .unwrap()
+            .display()
+            .to_string()
+    };
+    let diffs = cold_hits + cold_computed;
+    assert_eq!(
+        warm.cache_line,
+        format!(
+            "  commit cache    {commits} of {commits} commits from {}, 0 read\n  diff cache      {diffs} of {diffs} \
+             diffs from {}, 0 computed\n",
+            file("p2commits"),
+            file("p2diffs"),
+        )
+    );
     assert_eq!(
         common::report_files(&dir.path().join("none")),
         common::report_files(&dir.path().join("cold"))
@@ -61,6 +82,7 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
         &["commit", "--quiet", "-am", "fix: limiter extra check"],
     );
     let grown = p2(&repo, &dir.path().join("grown"), Some(&cache));
+    assert_eq!(grown.commits_cached, Some((commits, 1)), "only the new commit is read");
     let (hits, computed) = grown.cache.unwrap();
     assert!(computed > 0 && computed <= 3, "computed {computed}");
     assert!(hits >= cold_hits + cold_computed, "hits {hits}");
@@ -78,7 +100,11 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
     let repo = common::p2_fixture(dir.path());
     let cache = dir.path().join("cache");
     p2(&repo, &dir.path().join("cold"), Some(&cache));
-    let file = std::fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
+    let file = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|e| e == "p2diffs"))
+        .unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;
@@ -139,13 +165,10 @@ fn a_weekly_rerun_after_one_new_commit_reads_the_rest_from_the_cache() {
         &["commit", "--quiet", "--allow-empty", "-m", "docs: nothing"],
     );
     let second = week("second", Some(&cache));
-    let line = second
-        .summary
-        .lines()
-        .find(|l| l.contains("diff cache"))
-        .unwrap()
-        .to_string();
-    assert!(line.ends_with(", 0 computed"), "{line}");
+    let line = |cache: &str| second.summary.lines().find(|l| l.contains(cache)).unwrap().to_string();
+    assert!(line("diff cache").ends_with(", 0 computed"), "{}", line("diff cache"));
+    // Reads only the new commit: the rest of the history comes from the commit cache.
+    assert!(line("commit cache").ends_with(", 1 read"), "{}", line("commit cache"));
     week("uncached", None);
     for file in [
         "week.md",

@@ -434,6 +434,58 @@ fn walk_with_a_commit_graph_equals_the_walk_without() {
     }
 }
 
+/// Commits remembered from a run on an older revision (P2's commit cache) are not read again, and the history is
+/// exactly the full walk's: the same rows in the same order, ties included, with each walk option.
+#[test]
+fn a_walk_remembering_an_older_history_equals_the_full_walk() {
+    struct Remembered(std::collections::HashMap<ObjectId, CommitRow>);
+    impl git::RememberedCommits for Remembered {
+        fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]> {
+            self.0.get(id).map(|row| row.parents.as_slice())
+        }
+        fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)> {
+            self.0.get(id).map(|row| (row.clone(), false))
+        }
+    }
+    let fx = Fixture::build("wide.sh");
+    let older = WalkOptions {
+        rev: Some("main~37".into()),
+        ..Default::default()
+    };
+    let remembered = Remembered(
+        git::walk(&fx.open(""), &older)
+            .unwrap()
+            .commits
+            .into_iter()
+            .map(|row| (row.id, row))
+            .collect(),
+    );
+    assert_eq!(remembered.0.len(), 3143);
+    let options = [
+        WalkOptions::default(),
+        WalkOptions {
+            first_parent: true,
+            ..Default::default()
+        },
+        WalkOptions {
+            since: Some(1_700_000_000 + 60 * 150),
+            until: Some(1_700_000_000 + 60 * 199),
+            ..Default::default()
+        },
+    ];
+    for (options, new) in options.iter().zip([57, 37, 41]) {
+        let full = git::walk(&fx.open(""), options).unwrap();
+        let mut walked = git::walk_remembering(&fx.open(""), options, &remembered).unwrap();
+        let read = walked.commits.len() as u64 - walked.remembered;
+        assert_eq!(read, new, "{options:?}");
+        walked.remembered = 0;
+        assert!(walked == full, "{options:?}");
+    }
+    // The older revision itself: nothing is read.
+    let first = git::walk_remembering(&fx.open(""), &older, &remembered).unwrap();
+    assert_eq!((first.remembered, first.commits.len()), (3143, 3143));
+}
+
 #[test]
 fn trailers_match_git() {
     let fx = Fixture::build("history.sh");
@@ -643,6 +695,8 @@ fn empty_repository_has_an_unborn_head() {
             shallow: false,
             non_utf8_messages: 0,
             rev: "HEAD".into(),
+            non_utf8_ids: Vec::new(),
+            remembered: 0,
         }
     );
     // A branch name that does not exist yet is an error, not an empty history.

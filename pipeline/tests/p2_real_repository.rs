@@ -66,9 +66,12 @@ fn reverts_and_failing_paths_match_git() {
     let handle = git::open(&repo).unwrap();
     let history = git::walk(&handle, &WalkOptions::default()).unwrap();
     let spec = Prereg::p2(None).unwrap().spec;
-    let analysis = p2::analyze(&mut history.commits.clone(), &spec, &mut |requests, detail| {
-        git::diffs_for(&handle, requests, detail)
-    })
+    let analysis = p2::analyze(
+        &mut history.commits.clone(),
+        &spec,
+        &mut p2::MessageMemo::none(),
+        &mut |requests, detail| git::diffs_for(&handle, requests, detail),
+    )
     .unwrap();
 
     // Reverts that name their SHA, against `git log -i --grep='This reverts commit'` (case-insensitive: git/git

@@ -148,30 +148,35 @@ pub fn build(args: &CorpusArgs) -> Result<Built, CommandError> {
 
     // P2 asks for paths of some of the same commits: served from the cache (a restricted request from a cached
     // whole diff, restricted here; restricted diffs are not cached).
-    let analysis = p2::analyze(&mut history.commits, &p2_prereg.spec, &mut |requests, detail| {
-        if detail == DiffDetail::Lines {
-            return git::diffs_of_known(&repo, &known, requests, detail);
-        }
-        let (cached, missing): (Vec<&DiffRequest>, Vec<&DiffRequest>) =
-            requests.iter().partition(|request| cache.contains_key(&request.id));
-        let missing: Vec<DiffRequest> = missing.into_iter().cloned().collect();
-        let mut out = git::diffs_of_known(&repo, &known, &missing, detail)?;
-        for (diff, _) in out
-            .iter()
-            .zip(&missing)
-            .filter(|(_, request)| request.only_paths.is_none())
-        {
-            cache.insert(diff.id, diff.clone());
-        }
-        out.extend(cached.into_iter().filter_map(|request| {
-            let mut diff = cache.get(&request.id)?.clone();
-            if let Some(only) = &request.only_paths {
-                diff.files.retain(|file| only.contains(&file.path));
+    let analysis = p2::analyze(
+        &mut history.commits,
+        &p2_prereg.spec,
+        &mut p2::MessageMemo::none(),
+        &mut |requests, detail| {
+            if detail == DiffDetail::Lines {
+                return git::diffs_of_known(&repo, &known, requests, detail);
             }
-            Some(diff)
-        }));
-        Ok(out)
-    })
+            let (cached, missing): (Vec<&DiffRequest>, Vec<&DiffRequest>) =
+                requests.iter().partition(|request| cache.contains_key(&request.id));
+            let missing: Vec<DiffRequest> = missing.into_iter().cloned().collect();
+            let mut out = git::diffs_of_known(&repo, &known, &missing, detail)?;
+            for (diff, _) in out
+                .iter()
+                .zip(&missing)
+                .filter(|(_, request)| request.only_paths.is_none())
+            {
+                cache.insert(diff.id, diff.clone());
+            }
+            out.extend(cached.into_iter().filter_map(|request| {
+                let mut diff = cache.get(&request.id)?.clone();
+                if let Some(only) = &request.only_paths {
+                    diff.files.retain(|file| only.contains(&file.path));
+                }
+                Some(diff)
+            }));
+            Ok(out)
+        },
+    )
     .map_err(|e| input(&e))?;
 
     let time_of: HashMap<String, i64> = history

@@ -10,6 +10,7 @@ use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, PreregRef, Status};
 use crate::report::p2::{self as render, P2Report, RepositorySummary};
 use crate::scan::changed_paths::ChangedPaths;
+use crate::scan::commit_cache::CommitCache;
 use crate::scan::commits::{CommitDiff, DiffRequest, ObjectId};
 use crate::scan::diff_cache::{self, DiffCache};
 use crate::scan::git::{self, HeadState, WalkOptions};
@@ -111,21 +112,31 @@ pub struct P2Outcome {
     pub warnings: Vec<String>,
     /// Diffs the cache answered and diffs computed (`None`: no cache).
     pub cache: Option<(u64, u64)>,
+    /// Commits the commit cache remembered and commits read from the repository (`None`: no cache).
+    pub commits_cached: Option<(u64, u64)>,
     /// The same as a line for stdout, after the block (empty without a cache): never in a report, which is the
     /// same with a cold cache, a warm one or none.
     pub cache_line: String,
 }
 
-/// The stdout block's cache line (not in the reports, which are the same with or without a cache).
-fn cache_line(cache: Option<&(u64, u64, PathBuf)>) -> String {
-    match cache {
-        None => String::new(),
-        Some((hits, computed, file)) => format!(
+/// The stdout block's cache lines (not in the reports, which are the same with or without a cache).
+fn cache_line(commits: Option<&(u64, u64, PathBuf)>, diffs: Option<&(u64, u64, PathBuf)>) -> String {
+    let mut lines = String::new();
+    if let Some((remembered, read, file)) = commits {
+        lines.push_str(&format!(
+            "  commit cache    {remembered} of {} commits from {}, {read} read\n",
+            remembered + read,
+            file.display()
+        ));
+    }
+    if let Some((hits, computed, file)) = diffs {
+        lines.push_str(&format!(
             "  diff cache      {hits} of {} diffs from {}, {computed} computed\n",
             hits + computed,
             file.display()
-        ),
+        ));
     }
+    lines
 }
 
 /// From this many commits on, a history without changed-path filters gets a hint to write them: on git.git
@@ -206,8 +217,64 @@ pub(crate) struct Scanned {
     pub as_of_checked: Option<String>,
     /// How many diffs the cache answered and how many were computed, and where it is (`None`: no cache).
     pub cache: Option<(u64, u64, PathBuf)>,
+    /// How many commits the commit cache remembered and how many were read, and where it is (`None`: no cache).
+    pub commits_cached: Option<(u64, u64, PathBuf)>,
     /// Problems with the cache (never with the reports): unreadable, foreign or damaged, not writable.
     pub warnings: Vec<String>,
+    /// What the run learned, to be written to the caches (beside the rendering of the reports).
+    pub saves: PendingSaves,
+}
+
+/// The diff cache, decoded on another thread while the history is walked: waited for when first needed.
+struct LazyDiffCache {
+    opening: Option<std::thread::JoinHandle<(DiffCache, Option<String>)>>,
+    cache: DiffCache,
+    warning: Option<String>,
+}
+
+impl LazyDiffCache {
+    fn get(&mut self) -> &mut DiffCache {
+        if let Some(opening) = self.opening.take() {
+            (self.cache, self.warning) = opening.join().unwrap_or_else(|_| {
+                (
+                    DiffCache::none(),
+                    Some("the diff cache could not be read; ignored".into()),
+                )
+            });
+        }
+        &mut self.cache
+    }
+
+    fn get_owned(mut self, warnings: &mut Vec<String>) -> DiffCache {
+        self.get();
+        warnings.extend(self.warning);
+        self.cache
+    }
+}
+
+/// What a run writes to its caches when it has rendered its reports.
+pub(crate) struct PendingSaves {
+    diffs: DiffCache,
+    /// The commit cache and the message facts this run parsed (`None`: no cache).
+    commits: Option<(CommitCache<p2::MessageFacts>, p2::LearnedFacts)>,
+}
+
+impl PendingSaves {
+    /// Writes both caches at once; the warnings of those that cannot be written.
+    pub(crate) fn save(self, history: &git::History) -> Vec<String> {
+        let Self { diffs, commits } = self;
+        let (diff_warning, commit_warning) = rayon::join(
+            || diffs.save(),
+            || {
+                commits.and_then(|(cache, learned)| {
+                    cache.save(&history.commits, &history.non_utf8_ids, |id| {
+                        learned.get(id).or_else(|| cache.facts(id))
+                    })
+                })
+            },
+        );
+        diff_warning.into_iter().chain(commit_warning).collect()
+    }
 }
 
 /// Loads the prereg, checks the dates, walks the history and runs the analysis.
@@ -237,6 +304,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let as_of_checked = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
 
+    crate::timing::mark("p2: scan");
     let spinner = Spinner::new(args.progress);
     spinner.say(format!("opening {}", args.repo.display()));
     let repo = git::open(&args.repo).map_err(|e| input(&e))?;
@@ -247,83 +315,120 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         since,
         until,
     };
-    let mut history = git::walk(&repo, &options).map_err(|e| input(&e))?;
+    crate::timing::mark("repository opened");
+    let mut warnings = Vec::new();
+    // The commits an earlier run read are not read or parsed again, and the diffs it computed are not computed
+    // again. Both files are read at once; a shallow clone uses neither (its boundary commits' parents and diffs
+    // change when it is deepened).
+    let cache_files = args
+        .cache
+        .as_deref()
+        .map(|dir| diff_cache::file_for(dir, repo.to_thread_local().git_dir()));
+    // The diff cache is decoded beside the walk and the message parsing, and waited for at the first diff.
+    let opening = cache_files.clone().map(|file| {
+        let sha256 = prereg.sha256.clone();
+        std::thread::spawn(move || DiffCache::open(file, &sha256))
+    });
+    let (commit_cache, commit_warning) = match &cache_files {
+        Some(file) => CommitCache::open(file.with_extension("p2commits"), &prereg.sha256),
+        None => (CommitCache::none(), None),
+    };
+    crate::timing::mark("commit cache opened");
+    let mut history = git::walk_remembering(&repo, &options, &commit_cache).map_err(|e| input(&e))?;
+    crate::timing::mark("walked");
     // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below).
     git::release_pack_pages();
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
-    let mut warnings = Vec::new();
-    // A shallow history's boundary commits are diffed against the empty tree until the clone is deepened.
-    let cache_file = args
-        .cache
-        .as_deref()
-        .filter(|_| !history.shallow)
-        .map(|dir| diff_cache::file_for(dir, repo.to_thread_local().git_dir()));
-    let mut cache = match &cache_file {
-        Some(file) => {
-            let (cache, warning) = DiffCache::open(file.clone(), &prereg.sha256);
-            warnings.extend(warning);
-            cache
-        }
-        None => DiffCache::none(),
+    let cache_file = cache_files.filter(|_| !history.shallow);
+    let mut cache = LazyDiffCache {
+        opening: opening.filter(|_| cache_file.is_some()),
+        cache: DiffCache::none(),
+        warning: None,
     };
+    warnings.extend(commit_warning.filter(|_| cache_file.is_some()));
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let mut memo = git::DiffMemo::default();
-    let analysis = p2::analyze(&mut history.commits, &prereg.spec, &mut |requests, detail| {
-        let mut answered: Vec<Option<CommitDiff>> = requests.iter().map(|r| cache.get(r, detail)).collect();
-        // Without a hit (no cache, a cold one) the batch goes to the differ as it is, its path sets not copied.
-        let misses: std::borrow::Cow<[DiffRequest]> = if answered.iter().all(Option::is_none) {
-            std::borrow::Cow::Borrowed(requests)
-        } else {
-            requests
-                .iter()
-                .zip(&answered)
-                .filter(|(_, hit)| hit.is_none())
-                .map(|(request, _)| request.clone())
-                .collect()
-        };
-        if misses.is_empty() {
-            return Ok(answered.into_iter().flatten().collect());
-        }
-        spinner.say(format!("diffing {} commits", misses.len()));
-        let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
-        // Each batch reads other trees and blobs than the one before, mostly: its pages go back too.
-        git::release_pack_pages();
-        let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
-        for (commit, error) in missing {
-            unreadable
-                .entry(commit.to_string())
-                .or_insert_with(|| error.to_string());
-        }
-        // The computed diffs are the misses' in order, less the unreadable commits'. A batch never asks for one
-        // commit twice; should it, its diffs are passed on uncached rather than matched to the wrong request.
-        let mut ids: Vec<ObjectId> = misses.iter().map(|r| r.id).collect();
-        ids.sort_unstable();
-        if ids.windows(2).any(|w| w[0] == w[1]) {
-            let mut all: Vec<CommitDiff> = answered.into_iter().flatten().collect();
-            all.extend(diffs);
-            return Ok(all);
-        }
-        let mut computed = diffs.into_iter();
-        let mut misses = misses.iter();
-        for slot in answered.iter_mut().filter(|slot| slot.is_none()) {
-            let request = misses.next().expect("one miss per empty slot");
-            if missing_ids.contains(&request.id) {
-                continue;
+    let mut messages = if cache_file.is_some() {
+        p2::MessageMemo::remembering(&commit_cache)
+    } else {
+        p2::MessageMemo::none()
+    };
+    let analysis = p2::analyze(
+        &mut history.commits,
+        &prereg.spec,
+        &mut messages,
+        &mut |requests, detail| {
+            let cache = cache.get();
+            let mut answered: Vec<Option<CommitDiff>> = cache.get_all(requests, detail);
+            // Without a hit (no cache, a cold one) the batch goes to the differ as it is, its path sets not copied.
+            let misses: std::borrow::Cow<[DiffRequest]> = if answered.iter().all(Option::is_none) {
+                std::borrow::Cow::Borrowed(requests)
+            } else {
+                requests
+                    .iter()
+                    .zip(&answered)
+                    .filter(|(_, hit)| hit.is_none())
+                    .map(|(request, _)| request.clone())
+                    .collect()
+            };
+            if misses.is_empty() {
+                return Ok(answered.into_iter().flatten().collect());
             }
-            let diff = computed.next().expect("one diff per readable miss");
-            cache.put(request, detail, &diff);
-            *slot = Some(diff);
-        }
-        Ok::<_, git::GitScanError>(answered.into_iter().flatten().collect())
-    })
+            spinner.say(format!("diffing {} commits", misses.len()));
+            let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
+            // Each batch reads other trees and blobs than the one before, mostly: its pages go back too.
+            git::release_pack_pages();
+            let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
+            for (commit, error) in missing {
+                unreadable
+                    .entry(commit.to_string())
+                    .or_insert_with(|| error.to_string());
+            }
+            // The computed diffs are the misses' in order, less the unreadable commits'. A batch never asks for one
+            // commit twice; should it, its diffs are passed on uncached rather than matched to the wrong request.
+            let mut ids: Vec<ObjectId> = misses.iter().map(|r| r.id).collect();
+            ids.sort_unstable();
+            if ids.windows(2).any(|w| w[0] == w[1]) {
+                let mut all: Vec<CommitDiff> = answered.into_iter().flatten().collect();
+                all.extend(diffs);
+                return Ok(all);
+            }
+            let mut computed = diffs.into_iter();
+            let mut misses = misses.iter();
+            for slot in answered.iter_mut().filter(|slot| slot.is_none()) {
+                let request = misses.next().expect("one miss per empty slot");
+                if missing_ids.contains(&request.id) {
+                    continue;
+                }
+                let diff = computed.next().expect("one diff per readable miss");
+                cache.put(request, detail, &diff);
+                *slot = Some(diff);
+            }
+            Ok::<_, git::GitScanError>(answered.into_iter().flatten().collect())
+        },
+    )
     .map_err(|e| input(&e))?;
+    crate::timing::mark("analysed");
+    let cache = cache.get_owned(&mut warnings);
     let counts = (cache.hits, cache.computed);
-    // Commits with missing objects are not cached as unreadable: a later fetch may bring the objects.
-    warnings.extend(cache.save());
+    let commits_cached = cache_file.as_ref().map(|file| {
+        let remembered = history.remembered;
+        (
+            remembered,
+            history.commits.len() as u64 - remembered,
+            file.with_extension("p2commits"),
+        )
+    });
+    let learned = messages.into_learned();
+    let saves = PendingSaves {
+        diffs: cache,
+        commits: cache_file.as_ref().map(|_| (commit_cache, learned)),
+    };
     let cache = cache_file.map(|file| (counts.0, counts.1, file));
     Ok(Scanned {
+        saves,
         prereg,
         repo,
         history,
@@ -334,6 +439,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         until,
         as_of_checked,
         cache,
+        commits_cached,
         warnings,
     })
 }
@@ -344,6 +450,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     // A bad sheet is an input error found before the scan.
     let sheet = args.audit.as_deref().map(super::p2_audit::read_sheet).transpose()?;
     let Scanned {
+        saves,
         prereg,
         repo,
         history,
@@ -354,7 +461,8 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         until,
         as_of_checked,
         cache,
-        warnings,
+        commits_cached,
+        mut warnings,
     } = scan(args)?;
     let hint = filters_hint(
         history.commits.len(),
@@ -422,8 +530,16 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     }
     // Freeing a long history's rows (git.git: 82k commits, their messages) takes a noticeable part of the run:
     // free them beside the rendering and writing, not after (and here, should no thread start).
+    // The caches are written on the same thread, beside the rendering, and the history freed after them.
     drop(known);
-    let _ = std::thread::Builder::new().spawn(move || drop(history));
+    let (saved, cache_warnings) = std::sync::mpsc::channel();
+    let saving = std::thread::Builder::new().spawn(move || {
+        let _ = saved.send(saves.save(&history));
+        drop(history);
+    });
+    if let Err(error) = saving {
+        warnings.push(format!("the caches were not written ({error})"));
+    }
     report.artifacts = vec![
         "p2.json".into(),
         "p2.md".into(),
@@ -432,6 +548,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         render::BUCKETS_SVG.into(),
     ];
     // The three renderings are independent: each takes a few milliseconds on a long history's thousands of rows.
+    crate::timing::mark("report assembled");
     report.sort_lists();
     let report = &report;
     let ((markdown, parquet), (csv, json)) = rayon::join(
@@ -448,6 +565,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
             )
         },
     );
+    crate::timing::mark("rendered");
     let markdown = markdown.map_err(|e| input(&e))?;
     let csv = csv.map_err(|e| input(&e))?;
     let parquet = parquet.map_err(|e| CommandError::Runtime(e.to_string()))?;
@@ -463,9 +581,15 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         ),
     ];
     let written = write_report_set(&args.out, &files)?;
+    crate::timing::mark("reports written");
+    warnings.extend(cache_warnings.recv().unwrap_or_default());
+    crate::timing::mark("caches written");
     Ok(P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
-        cache_line: cache_line(cache.as_ref()),
+        cache_line: cache_line(commits_cached.as_ref(), cache.as_ref()),
+        commits_cached: commits_cached
+            .as_ref()
+            .map(|(remembered, read, _)| (*remembered, *read)),
         json,
         written,
         hint,

@@ -104,6 +104,7 @@ fn evidence(failure: &p2::Failure) -> &'static str {
 pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let Scanned {
+        saves,
         prereg,
         repo,
         history,
@@ -111,6 +112,8 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
         analysis,
         ..
     } = scan(&args.p2)?;
+    // The sheet does not depend on the caches; what they saved is not reported here.
+    let _ = saves.save(&history);
     let mut spec = prereg.spec.audit.clone();
     if let Some(n) = args.per_stratum {
         spec.per_stratum = n;

@@ -187,7 +187,7 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
     super::template(args.templates.as_deref(), "p2-pooled.md.j2", render::POOLED_TEMPLATE)?;
     let mut partitions = Vec::with_capacity(repos.len());
     let mut warnings = Vec::new();
-    let (mut hits, mut computed) = (0, 0);
+    let (mut hits, mut computed, mut remembered, mut read) = (0, 0, 0, 0);
     for (i, repo) in repos.iter().enumerate() {
         if args.progress {
             eprintln!(
@@ -214,6 +214,10 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
             hits += h;
             computed += c;
         }
+        if let Some((r, n)) = outcome.commits_cached {
+            remembered += r;
+            read += n;
+        }
         partitions.push(dir);
     }
     let mut pooled = pool_partitions(
@@ -228,6 +232,10 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
         },
     )?;
     if args.cache.is_some() {
+        pooled.cache_line.push_str(&format!(
+            "  commit cache    {remembered} of {} commits from the repositories' caches, {read} read\n",
+            remembered + read
+        ));
         pooled.cache_line.push_str(&format!(
             "  diff cache      {hits} of {} diffs from the repositories' caches, {computed} computed\n",
             hits + computed

@@ -102,6 +102,8 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 pub use super::p1::VerdictKind;
+use crate::scan::cache_file;
+use crate::scan::commit_cache::{CommitCache, Facts};
 use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileDiff, ObjectId};
 use crate::stats::{self, Interval};
 pub use spec::{P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec};
@@ -718,6 +720,7 @@ pub struct P2Analysis {
 }
 
 /// What one walked commit says, computed once.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Parsed {
     merge: bool,
     revert: Option<text::RevertForm>,
@@ -729,6 +732,100 @@ struct Parsed {
     fix: bool,
     /// A mass change by its subject (type, keywords, version number); by its file count it is decided later.
     mass_subject: bool,
+}
+
+/// What the pre-registration's patterns found in one commit's message, as the commit cache keeps it between runs
+/// ([`crate::scan::commit_cache`]): a rerun parses only the messages it has not seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageFacts(Parsed);
+
+/// The facts of the commits an earlier run parsed, and those this run parsed anew.
+#[derive(Default)]
+pub struct MessageMemo<'c> {
+    remembered: Option<&'c CommitCache<MessageFacts>>,
+    learned: LearnedFacts,
+}
+
+impl<'c> MessageMemo<'c> {
+    /// Parse every message; remember nothing.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Take the facts `cache` holds and learn the others (for [`Self::get`], and the cache's next save).
+    pub fn remembering(cache: &'c CommitCache<MessageFacts>) -> Self {
+        Self {
+            remembered: Some(cache),
+            learned: Default::default(),
+        }
+    }
+
+    /// The facts of `id`, remembered or learned by this run.
+    pub fn get(&self, id: &ObjectId) -> Option<&MessageFacts> {
+        self.learned
+            .get(id)
+            .or_else(|| self.remembered.and_then(|cache| cache.facts(id)))
+    }
+
+    /// The facts this run parsed (with a cache), for the cache's next save.
+    pub fn into_learned(self) -> LearnedFacts {
+        self.learned
+    }
+}
+
+/// Message facts a run parsed, by commit.
+pub type LearnedFacts = foldhash::HashMap<ObjectId, MessageFacts>;
+
+fn put_shas(out: &mut Vec<u8>, shas: &[String]) {
+    out.extend_from_slice(&(shas.len() as u32).to_le_bytes());
+    for sha in shas {
+        cache_file::put_text(out, sha);
+    }
+}
+
+fn shas(r: &mut cache_file::Reader<'_>) -> Result<Vec<String>, String> {
+    (0..r.count(4)?).map(|_| Ok(r.text()?.to_string())).collect()
+}
+
+impl Facts for MessageFacts {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let parsed = &self.0;
+        let flags = u8::from(parsed.merge) | u8::from(parsed.fix) << 1 | u8::from(parsed.mass_subject) << 2;
+        out.push(flags);
+        match &parsed.revert {
+            None => out.push(0),
+            Some(form) => {
+                out.push(1);
+                out.extend_from_slice(&form.depth.to_le_bytes());
+                cache_file::put_text(out, &form.reverted_subject);
+            }
+        }
+        put_shas(out, &parsed.marker_shas);
+        put_shas(out, &parsed.fixes_shas);
+        out.extend_from_slice(&parsed.fixes_not_sha.to_le_bytes());
+        put_shas(out, &parsed.cited_shas);
+    }
+
+    fn decode(r: &mut cache_file::Reader<'_>) -> Result<Self, String> {
+        let flags = r.u8()?;
+        let revert = match r.u8()? {
+            0 => None,
+            _ => Some(text::RevertForm {
+                depth: r.u64()?,
+                reverted_subject: r.text()?.to_string(),
+            }),
+        };
+        Ok(Self(Parsed {
+            merge: flags & 1 != 0,
+            fix: flags & 2 != 0,
+            mass_subject: flags & 4 != 0,
+            revert,
+            marker_shas: shas(r)?,
+            fixes_shas: shas(r)?,
+            fixes_not_sha: r.u64()?,
+            cited_shas: shas(r)?,
+        }))
+    }
 }
 
 /// The prereg's keyword and path lists, compiled once.
@@ -890,15 +987,29 @@ impl<'a> History<'a> {
             .map(|&i| slots[i].take().expect("each commit once"))
             .collect();
         let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-        let mut by_id: Vec<(ObjectId, usize)> = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
-        by_id.sort_unstable();
-        let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
-        for (pos, row) in rows.iter().enumerate() {
-            by_subject.entry(row.subject.trim()).or_default().push(pos);
-        }
+        // The three lookups are independent: built at once (git.git: 82k commits each).
+        let ((by_id, by_subject), landing) = rayon::join(
+            || {
+                rayon::join(
+                    || {
+                        let mut by_id: Vec<(ObjectId, usize)> =
+                            rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+                        by_id.sort_unstable();
+                        by_id
+                    },
+                    || {
+                        let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
+                        for (pos, row) in rows.iter().enumerate() {
+                            by_subject.entry(row.subject.trim()).or_default().push(pos);
+                        }
+                        by_subject
+                    },
+                )
+            },
+            || landings(&rows, &position),
+        );
         summary.commits = rows.len() as u64;
         summary.merges = parsed.iter().filter(|p| p.merge).count() as u64;
-        let landing = landings(&rows, &position);
         Self {
             matchers,
             rows,
@@ -1018,23 +1129,42 @@ fn landings(rows: &[&CommitRow], position: &gix::hashtable::HashMap<ObjectId, us
 /// Once every message is parsed, the bodies and trailers of the commits that are not reverts are emptied: only a
 /// revert's stated reason is read again, and on a long history (git.git: 82 thousand commits) the messages are a
 /// quarter of the heap at the peak, which comes later, during the diffs. Subjects and everything else stay.
-pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSource<'_, E>) -> Result<P2Analysis, E> {
+pub fn analyze<E>(
+    commits: &mut [CommitRow],
+    spec: &P2Spec,
+    memo: &mut MessageMemo<'_>,
+    diffs: &mut DiffSource<'_, E>,
+) -> Result<P2Analysis, E> {
     let mut summary = HistorySummary::default();
     let matchers = Matchers::new(spec);
-    // Message parsing (the pattern matching) is most of the analysis's own time on a long history.
-    let parsed: Vec<Parsed> = commits
+    // Message parsing (the pattern matching) is most of the analysis's own time on a long history: a commit the
+    // memo remembers is not parsed again.
+    let remembered = memo.remembered;
+    let parsed: Vec<(Parsed, bool)> = commits
         .par_iter()
-        .map(|row| Parsed::new(row, spec, &matchers))
+        .map(|row| match remembered.and_then(|cache| cache.facts(&row.id)) {
+            Some(facts) => (facts.0.clone(), true),
+            None => (Parsed::new(row, spec, &matchers), false),
+        })
         .collect();
+    if remembered.is_some() {
+        for (row, (parsed, _)) in commits.iter().zip(&parsed).filter(|(_, (_, known))| !known) {
+            memo.learned.insert(row.id, MessageFacts(parsed.clone()));
+        }
+    }
+    let parsed: Vec<Parsed> = parsed.into_iter().map(|(parsed, _)| parsed).collect();
     for (row, parsed) in commits.iter_mut().zip(&parsed) {
         if !parsed.is_revert() {
             row.body = String::new();
             row.trailers = Vec::new();
         }
     }
+    crate::timing::mark("  messages parsed");
     let history = History::new(commits, parsed, matchers, &mut summary);
+    crate::timing::mark("  history indexed");
     let (mut pending, fixes) = detect(&history, &mut summary);
     let window = i64::from(spec.fix_after_change.window_days).saturating_mul(86_400);
+    crate::timing::mark("  remedies detected");
 
     // What the linker reads: the fixes, and for the self-check the trailer and citation remedies whose named change
     // lies inside the window (linked blind, as if they named none).
@@ -1068,6 +1198,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
     let paths_wanted: BTreeSet<usize> = linkable.iter().copied().chain(reverts).collect();
     let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    crate::timing::mark("  batch 1 (paths of remedies)");
     let ignored = &history.matchers.ignore_paths;
     let scoped = linkable.iter().filter_map(|&pos| {
         let files = got.get(pos)?;
@@ -1095,33 +1226,43 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         }
     }
 
+    crate::timing::mark("  batch 2 (lines of remedies)");
     // Each linkable remedy's evidence: the lines it removes or rewrites, per file, and the candidates in its window.
     let ignore = &history.matchers.ignore_paths;
     let evidence: Vec<link::Removed> = linkable
-        .iter()
+        .par_iter()
         .map(|&pos| {
             got.get(pos)
                 .map_or_else(link::Removed::default, |diff| link::Removed::of(diff, ignore))
         })
         .collect();
+    // Each remedy's window: its candidates, whether it was cut at `max_candidates`, and the commits in it passed
+    // through as mass changes by subject (by file count below).
+    let scanned: Vec<(Vec<usize>, bool, Vec<usize>)> = linkable
+        .par_iter()
+        .map(|&remedy| {
+            let time = history.rows[remedy].commit_time;
+            let mut mass = Vec::new();
+            let mut in_window = (remedy + 1..history.rows.len())
+                .take_while(|&pos| time.saturating_sub(history.rows[pos].commit_time) <= window)
+                .filter(|&pos| {
+                    let candidate = history.parsed[pos].is_candidate_change();
+                    if !candidate && !history.parsed[pos].merge {
+                        mass.push(pos);
+                    }
+                    candidate
+                });
+            let chosen: Vec<usize> = in_window.by_ref().take(spec.fix_after_change.max_candidates).collect();
+            let truncated = in_window.next().is_some();
+            (chosen, truncated, mass)
+        })
+        .collect();
     let mut windows: Vec<Vec<usize>> = Vec::with_capacity(linkable.len());
     // Distinct commits passed through as mass changes (by subject here, by file count below).
     let mut mass_by_subject: BTreeSet<usize> = BTreeSet::new();
-    for &remedy in &linkable {
-        let time = history.rows[remedy].commit_time;
-        let mut in_window = (remedy + 1..history.rows.len())
-            .take_while(|&pos| time.saturating_sub(history.rows[pos].commit_time) <= window)
-            .filter(|&pos| {
-                let candidate = history.parsed[pos].is_candidate_change();
-                if !candidate && !history.parsed[pos].merge {
-                    mass_by_subject.insert(pos);
-                }
-                candidate
-            });
-        let chosen: Vec<usize> = in_window.by_ref().take(spec.fix_after_change.max_candidates).collect();
-        if in_window.next().is_some() {
-            summary.fix_windows_truncated += 1;
-        }
+    for (chosen, truncated, mass) in scanned {
+        summary.fix_windows_truncated += u64::from(truncated);
+        mass_by_subject.extend(mass);
         windows.push(chosen);
     }
 
@@ -1141,7 +1282,9 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         .collect();
     let asked = restricted_requests(&history, &windows, &remedy_paths, |_| true);
     let mut touched = Diffs::new(&history);
+    crate::timing::mark("  windows");
     fetch(&history, asked, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
+    crate::timing::mark("  batch 3 (paths of candidates)");
 
     // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files.
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
@@ -1154,6 +1297,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         .collect();
     let mut added = Diffs::new(&history);
     fetch(&history, asked, DiffDetail::Lines, diffs, &mut added, &mut summary)?;
+    crate::timing::mark("  batch 4 (lines of candidates)");
 
     // Blame each remedy's removed lines through its window, then pass through the mass changes by file count: the
     // whole paths of every candidate that won a line (batch 5) tell which touched more than the limit.
@@ -1191,6 +1335,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
     let whole_wanted: Vec<usize> = whole_wanted.into_iter().filter(|&pos| !got.contains(pos)).collect();
     let whole = requests(&history, whole_wanted.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    crate::timing::mark("  batch 5 (paths of winners)");
     let mass: BTreeSet<usize> = got
         .0
         .iter()
@@ -1216,6 +1361,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         })
         .collect();
 
+    crate::timing::mark("  blamed");
     // The links of the fixes, and the self-check of the named ones.
     let mut self_check = SelfCheck::default();
     for (index, &remedy) in linkable.iter().enumerate() {
@@ -1339,6 +1485,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         }
     }
 
+    crate::timing::mark("  linked, batch 6 (lines to classify)");
     pending.sort_by_key(|p| p.remedy);
     let failures: Vec<Failure> = pending
         .par_iter()
@@ -1346,6 +1493,7 @@ pub fn analyze<E>(commits: &mut [CommitRow], spec: &P2Spec, diffs: &mut DiffSour
         .collect();
     // Freeing the diffs (on git.git thousands of commits with their paths and line hashes) takes a while: beside
     // the aggregation and the rendering.
+    crate::timing::mark("  classified");
     let _ = std::thread::Builder::new().spawn(move || drop((got, touched, added)));
     Ok(aggregate(failures, summary, self_check, spec))
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::cache_file::{self, put_id, put_text};
 use super::commits::{CommitDiff, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId};
 
 const MAGIC: &[u8] = b"phase0-p2-diffs";
@@ -57,7 +58,7 @@ pub struct DiffCache {
     /// Distinct path sets, interned.
     sets: Vec<BTreeSet<String>>,
     set_ids: HashMap<BTreeSet<String>, u32>,
-    commits: HashMap<ObjectId, Known>,
+    commits: gix::hashtable::HashMap<ObjectId, Known>,
     /// Commits whose knowledge this run used or added: the ones written back.
     used: BTreeSet<ObjectId>,
     changed: bool,
@@ -88,7 +89,7 @@ impl DiffCache {
     pub fn open(path: PathBuf, prereg_sha256: &str) -> (Self, Option<String>) {
         let mut cache = DiffCache {
             path: Some(path.clone()),
-            stamp: format!("{} {prereg_sha256}", env!("CARGO_PKG_VERSION")),
+            stamp: cache_file::stamp(prereg_sha256),
             ..Self::default()
         };
         let bytes = match std::fs::read(&path) {
@@ -127,8 +128,46 @@ impl DiffCache {
     /// The diff of `request` from what is known, counted as a hit; `None` unless every path it asks about is known
     /// (and, with line detail, every file that needs it has it).
     pub fn get(&mut self, request: &DiffRequest, detail: DiffDetail) -> Option<CommitDiff> {
+        let diff = self.lookup(request, detail, None)?;
+        self.hits += 1;
+        self.used.insert(request.id);
+        Some(diff)
+    }
+
+    /// [`Self::get`] for a batch, the lookups in parallel (a batch on git.git asks tens of thousands).
+    pub fn get_all(&mut self, requests: &[DiffRequest], detail: DiffDetail) -> Vec<Option<CommitDiff>> {
+        use rayon::prelude::*;
+        let this = &*self;
+        // Neighbouring requests share one path set, mostly one the last run asked about too: each distinct set is
+        // looked up once, and a commit known under exactly that set needs no path-by-path check.
+        let mut exact: HashMap<usize, Option<u32>> = HashMap::new();
+        for paths in requests.iter().filter_map(|r| r.only_paths.as_ref()) {
+            exact
+                .entry(std::sync::Arc::as_ptr(paths) as usize)
+                .or_insert_with(|| this.set_ids.get(&**paths).copied());
+        }
+        let exact_set = |request: &DiffRequest| {
+            request
+                .only_paths
+                .as_ref()
+                .and_then(|paths| exact.get(&(std::sync::Arc::as_ptr(paths) as usize)).copied().flatten())
+        };
+        let answered: Vec<Option<CommitDiff>> = requests
+            .par_iter()
+            .map(|r| this.lookup(r, detail, exact_set(r)))
+            .collect();
+        for (request, _) in requests.iter().zip(&answered).filter(|(_, hit)| hit.is_some()) {
+            self.hits += 1;
+            self.used.insert(request.id);
+        }
+        answered
+    }
+
+    /// `exact`: the id of the request's path set, when the cache holds that very set.
+    fn lookup(&self, request: &DiffRequest, detail: DiffDetail, exact: Option<u32>) -> Option<CommitDiff> {
         let known = self.commits.get(&request.id)?;
         let covered = known.whole
+            || exact.is_some_and(|id| known.scopes.contains(&id))
             || request.only_paths.as_deref().is_some_and(|wanted| {
                 wanted
                     .iter()
@@ -165,8 +204,6 @@ impl DiffCache {
             }
             files.push(file);
         }
-        self.hits += 1;
-        self.used.insert(request.id);
         Some(CommitDiff { id: request.id, files })
     }
 
@@ -219,23 +256,10 @@ impl DiffCache {
             return None;
         }
         let bytes = encode(&self);
-        let write = || -> std::io::Result<()> {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            std::fs::create_dir_all(dir)?;
-            let mut file = tempfile::NamedTempFile::new_in(dir)?;
-            std::io::Write::write_all(&mut file, &bytes)?;
-            file.persist(path).map_err(|e| e.error)?;
-            Ok(())
-        };
-        write()
+        cache_file::write_atomically(path, &bytes)
             .err()
             .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
     }
-}
-
-fn put_text(out: &mut Vec<u8>, text: &str) {
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(text.as_bytes());
 }
 
 /// The used commits' knowledge, with only the path sets they refer to (renumbered in order of first use).
@@ -250,12 +274,7 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
             });
         }
     }
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    let (version, prereg) = cache.stamp.split_once(' ').unwrap_or((&cache.stamp, ""));
-    put_text(&mut out, version);
-    put_text(&mut out, prereg);
+    let mut out = cache_file::header(MAGIC, FORMAT, &cache.stamp);
     out.extend_from_slice(&(sets.len() as u32).to_le_bytes());
     for &set in &sets {
         let paths = &cache.sets[set as usize];
@@ -271,8 +290,7 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
         .collect();
     out.extend_from_slice(&(used.len() as u64).to_le_bytes());
     for (id, known) in used {
-        out.push(id.as_bytes().len() as u8);
-        out.extend_from_slice(id.as_bytes());
+        put_id(&mut out, id);
         out.push(u8::from(known.whole));
         out.extend_from_slice(&(known.scopes.len() as u32).to_le_bytes());
         for scope in &known.scopes {
@@ -304,80 +322,13 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
             }
         }
     }
-    let checksum = Sha256::digest(&out);
-    out.extend_from_slice(&checksum);
-    out
+    cache_file::seal(out)
 }
 
-/// A reader of the format that fails, never panics, on any input.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-const TRUNCATED: &str = "the cache file is truncated";
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        if self.bytes.len() < n {
-            return Err(TRUNCATED.to_string());
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-
-    fn u8(&mut self) -> Result<u8, String> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
-    }
-
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
-    }
-
-    /// A count of items of at least `size` bytes each: never more than the bytes left could hold, so that a wrong
-    /// count cannot ask for a huge allocation.
-    fn count(&mut self, size: usize) -> Result<usize, String> {
-        let n = self.u32()? as usize;
-        if n > self.bytes.len() / size {
-            return Err(TRUNCATED.to_string());
-        }
-        Ok(n)
-    }
-
-    fn text(&mut self) -> Result<&'a str, String> {
-        let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).map_err(|_| "the cache file holds a path that is not UTF-8".to_string())
-    }
-}
-
-type Decoded = (Vec<BTreeSet<String>>, HashMap<ObjectId, Known>);
+type Decoded = (Vec<BTreeSet<String>>, gix::hashtable::HashMap<ObjectId, Known>);
 
 fn decode(bytes: &[u8], stamp: &str) -> Result<Decoded, String> {
-    if !bytes.starts_with(MAGIC) {
-        return Err("not a phase0 diff cache".to_string());
-    }
-    if bytes.len() < MAGIC.len() + 32 {
-        return Err(TRUNCATED.to_string());
-    }
-    let (body, checksum) = bytes.split_at(bytes.len() - 32);
-    if Sha256::digest(body).as_slice() != checksum {
-        return Err("the cache file's checksum does not match (damaged)".to_string());
-    }
-    let mut r = Reader {
-        bytes: &body[MAGIC.len()..],
-    };
-    let format = r.u32()?;
-    let version = r.text()?;
-    let prereg = r.text()?;
-    if format != FORMAT || format!("{version} {prereg}") != stamp {
-        return Err(format!(
-            "written by phase0 {version} (format {format}) under the pre-registration {prereg}, not this run's"
-        ));
-    }
+    let mut r = cache_file::open(bytes, MAGIC, FORMAT, stamp, "diff cache")?;
     let mut sets = Vec::new();
     for _ in 0..r.count(4)? {
         let mut set = BTreeSet::new();
@@ -387,11 +338,9 @@ fn decode(bytes: &[u8], stamp: &str) -> Result<Decoded, String> {
         sets.push(set);
     }
     let commits_count = r.u64()?;
-    let mut commits = HashMap::new();
+    let mut commits = gix::hashtable::HashMap::default();
     for _ in 0..commits_count {
-        let id_len = r.u8()? as usize;
-        let id =
-            ObjectId::try_from(r.take(id_len)?).map_err(|_| "the cache file holds an invalid object id".to_string())?;
+        let id = r.id()?;
         let mut known = Known {
             whole: r.u8()? != 0,
             ..Known::default()
@@ -440,7 +389,7 @@ fn decode(bytes: &[u8], stamp: &str) -> Result<Decoded, String> {
         }
         commits.insert(id, known);
     }
-    if !r.bytes.is_empty() {
+    if !r.is_empty() {
         return Err("the cache file has bytes after its entries".to_string());
     }
     Ok((sets, commits))
@@ -516,6 +465,29 @@ mod tests {
         );
         assert_eq!(cache.get(&DiffRequest::whole(id()), DiffDetail::Paths), None);
         assert_eq!((cache.hits, cache.computed), (3, 0));
+        // A batch gives the same answers and counts the same hits, whether its path sets are the very set the
+        // cache holds (shared by two requests) or a covered one.
+        let batch = [
+            among.clone(),
+            DiffRequest {
+                only_paths: among.only_paths.clone(),
+                ..DiffRequest::whole(id())
+            },
+            narrower.clone(),
+            DiffRequest::among(id(), set(&["c.rs"])),
+            DiffRequest::whole(id()),
+        ];
+        assert_eq!(
+            cache.get_all(&batch, DiffDetail::Lines),
+            [
+                answer(vec![changed.clone()]),
+                answer(vec![changed.clone()]),
+                answer(vec![]),
+                None,
+                None
+            ]
+        );
+        assert_eq!((cache.hits, cache.computed), (6, 0));
         // Nothing new, every commit used: the file is left as it is.
         let before = std::fs::read(&path).unwrap();
         assert_eq!(cache.save(), None);

@@ -1,7 +1,9 @@
 //! Scanners: read and normalise inputs into typed rows. They know nothing about experiments.
 
 pub mod board;
+pub mod cache_file;
 pub mod changed_paths;
+pub mod commit_cache;
 pub mod commits;
 pub mod corpus;
 pub mod diff_cache;

@@ -143,7 +143,7 @@ impl Fixture {
                 })
                 .collect())
         };
-        let analysis = analyze(&mut commits.to_vec(), spec, &mut callback).unwrap();
+        let analysis = analyze(&mut commits.to_vec(), spec, &mut MessageMemo::none(), &mut callback).unwrap();
         (analysis, calls)
     }
 
@@ -1306,13 +1306,13 @@ fn merges_octopus_merges_huge_commits_and_odd_subjects_do_not_panic() {
 fn missing_diffs_are_counted_and_errors_returned() {
     let fixture = mixed();
     let mut none = |_: &[DiffRequest], _: DiffDetail| -> Result<Vec<CommitDiff>, Infallible> { Ok(Vec::new()) };
-    let analysis = analyze(&mut fixture.sorted(), &spec(), &mut none).unwrap();
+    let analysis = analyze(&mut fixture.sorted(), &spec(), &mut MessageMemo::none(), &mut none).unwrap();
     assert_eq!(analysis.history.diffs_missing, analysis.history.diffs_requested);
     assert!(analysis.failures.iter().all(|f| f.bucket == Bucket::Ambiguous));
 
     let mut failing = |_: &[DiffRequest], _: DiffDetail| -> Result<Vec<CommitDiff>, String> { Err("gone".into()) };
     assert_eq!(
-        analyze(&mut fixture.sorted(), &spec(), &mut failing).unwrap_err(),
+        analyze(&mut fixture.sorted(), &spec(), &mut MessageMemo::none(), &mut failing).unwrap_err(),
         "gone"
     );
 }

@@ -113,6 +113,32 @@ pub struct History {
     pub non_utf8_messages: u64,
     /// The revision that was walked, as given (`HEAD` by default).
     pub rev: String,
+    /// The listed commits whose message is not valid UTF-8.
+    pub non_utf8_ids: Vec<ObjectId>,
+    /// How many of the listed commits came from [`RememberedCommits`] rather than from the repository.
+    pub remembered: u64,
+}
+
+/// Commits an earlier run read (P2's commit cache): the walk takes their parents and rows from here and reads
+/// only the others. A commit's id names its parents and message, so a remembered row is what reading it gives.
+pub trait RememberedCommits: Sync {
+    /// The parents of a remembered commit, in order.
+    fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]>;
+    /// A remembered commit's row and whether its message is not valid UTF-8.
+    fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)>;
+}
+
+/// Nothing remembered.
+pub struct NothingRemembered;
+
+impl RememberedCommits for NothingRemembered {
+    fn parents(&self, _: &ObjectId) -> Option<&[ObjectId]> {
+        None
+    }
+
+    fn row(&self, _: &ObjectId) -> Option<(CommitRow, bool)> {
+        None
+    }
 }
 
 /// Why a scan failed. Every message names the path, the revision or the object concerned.
@@ -160,6 +186,16 @@ pub fn open(path: &Path) -> Result<gix::ThreadSafeRepository, GitScanError> {
 
 /// Walks the history reachable from `options.rev` and decodes every commit (in parallel).
 pub fn walk(repo: &gix::ThreadSafeRepository, options: &WalkOptions) -> Result<History, GitScanError> {
+    walk_remembering(repo, options, &NothingRemembered)
+}
+
+/// [`walk`], reading only the commits `remembered` does not hold (none, in a shallow repository: its boundary
+/// commits' parents depend on the clone's depth). The history is the same as [`walk`]'s, in the same order.
+pub fn walk_remembering(
+    repo: &gix::ThreadSafeRepository,
+    options: &WalkOptions,
+    remembered: &dyn RememberedCommits,
+) -> Result<History, GitScanError> {
     let local = repo.to_thread_local();
     let rev = options.rev.clone().unwrap_or_else(|| "HEAD".to_owned());
     let head = head_state(&local)?;
@@ -171,6 +207,8 @@ pub fn walk(repo: &gix::ThreadSafeRepository, options: &WalkOptions) -> Result<H
         shallow: !shallow_commits.is_empty(),
         non_utf8_messages: 0,
         rev,
+        non_utf8_ids: Vec::new(),
+        remembered: 0,
     };
     if history.rev == "HEAD" && matches!(history.head, HeadState::Unborn { .. }) {
         return Ok(history);
@@ -182,13 +220,34 @@ pub fn walk(repo: &gix::ThreadSafeRepository, options: &WalkOptions) -> Result<H
         handles: PerThread::new(|| thread_handle(repo)),
         options,
         shallow: &shallow_commits,
+        remembered: if history.shallow {
+            &NothingRemembered
+        } else {
+            remembered
+        },
     };
-    let decoded = walk.run(&local, tip)?;
+    let walked = walk.run(&local, tip)?;
 
-    let mut commits = Vec::with_capacity(decoded.len());
-    for decoded in decoded.into_iter().flatten() {
-        history.non_utf8_messages += u64::from(decoded.non_utf8);
-        commits.push(decoded.row);
+    let in_window =
+        |time: i64| options.since.is_none_or(|since| time >= since) && options.until.is_none_or(|until| time <= until);
+    let mut commits = Vec::with_capacity(walked.len());
+    for slot in walked {
+        let (row, non_utf8) = match slot {
+            Walked::Read(None) => continue,
+            Walked::Read(Some(decoded)) => (decoded.row, decoded.non_utf8),
+            Walked::Remembered(id) => match walk.remembered.row(&id) {
+                Some((row, non_utf8)) if in_window(row.commit_time) => {
+                    history.remembered += 1;
+                    (row, non_utf8)
+                }
+                _ => continue,
+            },
+        };
+        if non_utf8 {
+            history.non_utf8_messages += 1;
+            history.non_utf8_ids.push(row.id);
+        }
+        commits.push(row);
     }
     // Stable: equal committer times keep the walk order.
     commits.sort_by_key(|row| std::cmp::Reverse(row.commit_time));

@@ -21,6 +21,13 @@ pub(super) struct Walk<'a, F> {
     pub(super) handles: PerThread<gix::Repository, F>,
     pub(super) options: &'a WalkOptions,
     pub(super) shallow: &'a [ObjectId],
+    pub(super) remembered: &'a dyn RememberedCommits,
+}
+
+/// A walked commit: read (its row, `None` outside the time window), or remembered from an earlier run.
+pub(super) enum Walked {
+    Read(Option<Decoded>),
+    Remembered(ObjectId),
 }
 
 /// Below this many commits a layer is read on the calling thread: dispatching costs more than it saves.
@@ -33,17 +40,17 @@ pub(super) const GRAPH_CHUNK: usize = 1024;
 /// The decoded commits of the chunks of graph commits, by chunk index.
 pub(super) type DecodedChunks = Mutex<Vec<(usize, Result<Vec<Visited>, GitScanError>)>>;
 
-/// Every commit in walk order with its row (`None` until read, for the commits the commit-graph gave), and the
-/// positions of the commits the commit-graph gave.
-pub(super) type Traversed = (Vec<(ObjectId, Option<Decoded>)>, Vec<usize>);
+/// Every commit in walk order with its row (`None` until read, for the commits the commit-graph gave), the
+/// positions of the commits the commit-graph gave, and those of the remembered commits.
+pub(super) type Traversed = (Vec<(ObjectId, Option<Decoded>)>, Vec<usize>, Vec<usize>);
 
 impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
-    /// The decoded commits in walk order (`None` for commits outside the time window).
-    pub(super) fn run(&self, repo: &gix::Repository, tip: ObjectId) -> Result<Vec<Option<Decoded>>, GitScanError> {
+    /// The commits in walk order.
+    pub(super) fn run(&self, repo: &gix::Repository, tip: ObjectId) -> Result<Vec<Walked>, GitScanError> {
         // A commit-graph is an optional cache, as in gix's own walk: failing to load it is not an error.
         let graph = repo.commit_graph_if_enabled().ok().flatten();
         let chunks: DecodedChunks = Mutex::new(Vec::new());
-        let (mut walked, from_graph) = rayon::scope(|scope| self.traverse(graph, tip, scope, &chunks))?;
+        let (mut walked, from_graph, remembered) = rayon::scope(|scope| self.traverse(graph, tip, scope, &chunks))?;
         let mut chunks = chunks.into_inner().unwrap_or_else(PoisonError::into_inner);
         chunks.sort_unstable_by_key(|(index, _)| *index);
         let mut slots = from_graph.into_iter();
@@ -52,7 +59,18 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
                 walked[i].1 = decoded;
             }
         }
-        Ok(walked.into_iter().map(|(_, decoded)| decoded).collect())
+        let mut remembered = remembered.into_iter().peekable();
+        Ok(walked
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, decoded))| {
+                if remembered.next_if_eq(&i).is_some() {
+                    Walked::Remembered(id)
+                } else {
+                    Walked::Read(decoded)
+                }
+            })
+            .collect())
     }
 
     /// The breadth-first traversal: every commit in walk order, decoded unless the commit-graph gave its parents,
@@ -69,10 +87,18 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
         let mut layer = vec![tip];
         let mut walked: Vec<(ObjectId, Option<Decoded>)> = Vec::new();
         let mut from_graph: Vec<usize> = Vec::new();
+        let mut remembered: Vec<usize> = Vec::new();
         let mut dispatched = 0;
         while !layer.is_empty() {
             let mut graph_parents: Vec<Option<Vec<ObjectId>>> = Vec::with_capacity(layer.len());
+            let mut known: Vec<bool> = Vec::with_capacity(layer.len());
             for id in &layer {
+                if let Some(parents) = self.remembered.parents(id) {
+                    graph_parents.push(Some(parents.to_vec()));
+                    known.push(true);
+                    continue;
+                }
+                known.push(false);
                 let mut corrupt = false;
                 let parents = graph.as_ref().and_then(|g| {
                     let pos = g.lookup(id)?;
@@ -99,8 +125,13 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
             let mut read = self.visit_all(&to_read)?.into_iter();
 
             let mut next = Vec::new();
-            for (id, parents) in layer.iter().zip(graph_parents) {
+            for ((id, parents), known) in layer.iter().zip(graph_parents).zip(known) {
                 let parents = match parents {
+                    Some(parents) if known => {
+                        remembered.push(walked.len());
+                        walked.push((*id, None));
+                        parents
+                    }
                     Some(parents) => {
                         from_graph.push(walked.len());
                         walked.push((*id, None));
@@ -138,7 +169,7 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
                 });
             }
         }
-        Ok((walked, from_graph))
+        Ok((walked, from_graph, remembered))
     }
 
     /// Reads and decodes `ids`, in parallel when there are enough; the first error in `ids` order wins.

@@ -1,0 +1,327 @@
+//! What P2 read of each commit, kept between runs beside the diff cache (issue 21, item 4): a rerun on a history
+//! that grew reads and parses only the new commits. The walk takes a remembered commit's parents and row from here
+//! ([`RememberedCommits`]) and the experiment its message facts (what its patterns found in the message, `F`).
+//!
+//! A commit's id names its parents, times and message, and the facts are a function of the message and the
+//! pre-registration, so a remembered commit is exactly what reading and parsing it again would give. The file
+//! carries the envelope of [`super::cache_file`] (phase0's version and the pre-registration's sha256): any other
+//! file is ignored with a warning and replaced. It holds the commits of the last run, no more.
+//!
+//! An entry: the id, the parents (u32 count + ids), the tree (u8 0/1 + id), author and committer time (i64 each),
+//! whether the message is not UTF-8 (u8), the subject (u32 length + UTF-8), the body and trailers (u32 length +
+//! UTF-8; u32 count + token and value), then the facts as `F` encodes them. The experiment decides which commits
+//! keep their body and trailers (P2: reverts only, whose reason it reads later); the others are stored empty.
+
+use std::path::PathBuf;
+
+use super::cache_file::{self, Reader, put_id, put_text};
+use super::commits::{CommitRow, ObjectId, Trailer};
+use super::git::RememberedCommits;
+
+const MAGIC: &[u8] = b"phase0-p2-commits";
+/// Bumped whenever what a row or `F` holds changes meaning (message decoding, the facts' parsing).
+const FORMAT: u32 = 1;
+
+/// An experiment's facts about one commit, as the cache stores them.
+pub trait Facts: Sized + Send + Sync {
+    fn encode(&self, out: &mut Vec<u8>);
+    fn decode(r: &mut Reader<'_>) -> Result<Self, String>;
+}
+
+struct Entry<F> {
+    row: CommitRow,
+    non_utf8: bool,
+    facts: F,
+}
+
+/// The remembered commits of one repository.
+pub struct CommitCache<F> {
+    path: Option<PathBuf>,
+    stamp: String,
+    commits: gix::hashtable::HashMap<ObjectId, Entry<F>>,
+}
+
+impl<F: Facts> CommitCache<F> {
+    /// No cache: nothing is remembered, nothing written.
+    pub fn none() -> Self {
+        Self {
+            path: None,
+            stamp: String::new(),
+            commits: Default::default(),
+        }
+    }
+
+    /// The cache at `path` for commits read under the pre-registration `prereg_sha256`. A missing file is an empty
+    /// cache; an unreadable, foreign or damaged one is an empty cache and a warning.
+    pub fn open(path: PathBuf, prereg_sha256: &str) -> (Self, Option<String>) {
+        let mut cache = Self {
+            stamp: cache_file::stamp(prereg_sha256),
+            ..Self::none()
+        };
+        let warning = match std::fs::read(&path) {
+            Ok(bytes) => match decode(&bytes, &cache.stamp) {
+                Ok(commits) => {
+                    cache.commits = commits;
+                    None
+                }
+                Err(reason) => Some(format!(
+                    "{}: {reason}; the cache is ignored and rewritten",
+                    path.display()
+                )),
+            },
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(error) => Some(format!(
+                "{}: cannot read the commit cache ({error}); ignored",
+                path.display()
+            )),
+        };
+        cache.path = Some(path);
+        (cache, warning)
+    }
+
+    /// The remembered facts of `id`.
+    pub fn facts(&self, id: &ObjectId) -> Option<&F> {
+        self.commits.get(id).map(|entry| &entry.facts)
+    }
+
+    /// How many commits are remembered.
+    pub fn len(&self) -> usize {
+        self.commits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commits.is_empty()
+    }
+
+    /// Writes `rows` (this run's commits, their bodies and trailers as the experiment left them) with their facts,
+    /// atomically, unless the file already holds exactly these commits. Returns a warning when it cannot be written
+    /// (the reports do not depend on it). A row without facts is not written.
+    pub fn save<'f>(
+        &self,
+        rows: &[CommitRow],
+        non_utf8: &[ObjectId],
+        facts: impl Fn(&ObjectId) -> Option<&'f F>,
+    ) -> Option<String>
+    where
+        F: 'f,
+    {
+        let path = self.path.as_ref()?;
+        if rows.len() == self.commits.len() && rows.iter().all(|row| self.commits.contains_key(&row.id)) {
+            return None;
+        }
+        let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
+        let mut out = cache_file::header(MAGIC, FORMAT, &self.stamp);
+        let kept: Vec<(&CommitRow, &F)> = rows.iter().filter_map(|row| Some((row, facts(&row.id)?))).collect();
+        out.extend_from_slice(&(kept.len() as u64).to_le_bytes());
+        for (row, facts) in kept {
+            put_id(&mut out, &row.id);
+            out.extend_from_slice(&(row.parents.len() as u32).to_le_bytes());
+            for parent in &row.parents {
+                put_id(&mut out, parent);
+            }
+            match &row.tree {
+                None => out.push(0),
+                Some(tree) => {
+                    out.push(1);
+                    put_id(&mut out, tree);
+                }
+            }
+            out.extend_from_slice(&row.author_time.to_le_bytes());
+            out.extend_from_slice(&row.commit_time.to_le_bytes());
+            out.push(u8::from(non_utf8.contains(&row.id)));
+            put_text(&mut out, &row.subject);
+            put_text(&mut out, &row.body);
+            out.extend_from_slice(&(row.trailers.len() as u32).to_le_bytes());
+            for trailer in &row.trailers {
+                put_text(&mut out, &trailer.token);
+                put_text(&mut out, &trailer.value);
+            }
+            facts.encode(&mut out);
+        }
+        cache_file::write_atomically(path, &cache_file::seal(out))
+            .err()
+            .map(|error| format!("{}: cannot write the commit cache ({error})", path.display()))
+    }
+}
+
+impl<F: Facts> RememberedCommits for CommitCache<F> {
+    fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]> {
+        self.commits.get(id).map(|entry| entry.row.parents.as_slice())
+    }
+
+    fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)> {
+        self.commits.get(id).map(|entry| (entry.row.clone(), entry.non_utf8))
+    }
+}
+
+fn decode<F: Facts>(bytes: &[u8], stamp: &str) -> Result<gix::hashtable::HashMap<ObjectId, Entry<F>>, String> {
+    let mut r = cache_file::open(bytes, MAGIC, FORMAT, stamp, "commit cache")?;
+    let count = r.u64()?;
+    let mut commits = gix::hashtable::HashMap::default();
+    for _ in 0..count {
+        let id = r.id()?;
+        let parents = (0..r.count(1)?).map(|_| r.id()).collect::<Result<Vec<_>, _>>()?;
+        let tree = match r.u8()? {
+            0 => None,
+            _ => Some(r.id()?),
+        };
+        let author_time = r.i64()?;
+        let commit_time = r.i64()?;
+        let non_utf8 = r.u8()? != 0;
+        let subject = r.text()?.to_string();
+        let body = r.text()?.to_string();
+        let trailers = (0..r.count(8)?)
+            .map(|_| {
+                Ok(Trailer {
+                    token: r.text()?.to_string(),
+                    value: r.text()?.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let facts = F::decode(&mut r)?;
+        let row = CommitRow {
+            id,
+            parents,
+            tree,
+            author_time,
+            commit_time,
+            subject,
+            body,
+            trailers,
+        };
+        commits.insert(id, Entry { row, non_utf8, facts });
+    }
+    if !r.is_empty() {
+        return Err("the cache file has bytes after its entries".to_string());
+    }
+    Ok(commits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Tag(u32);
+
+    impl Facts for Tag {
+        fn encode(&self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.0.to_le_bytes());
+        }
+
+        fn decode(r: &mut Reader<'_>) -> Result<Self, String> {
+            Ok(Tag(r.u32()?))
+        }
+    }
+
+    fn id(n: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[n; 20])
+    }
+
+    fn row(n: u8, parents: &[u8]) -> CommitRow {
+        CommitRow {
+            id: id(n),
+            parents: parents.iter().map(|&p| id(p)).collect(),
+            tree: n.is_multiple_of(2).then(|| id(100 + n)),
+            author_time: 1_700_000_000 + i64::from(n),
+            commit_time: -5 + i64::from(n),
+            subject: format!("subject {n} é"),
+            body: if n == 2 { "reason\n".into() } else { String::new() },
+            trailers: if n == 2 {
+                vec![Trailer {
+                    token: "Fixes".into(),
+                    value: "abc".into(),
+                }]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    #[test]
+    fn remembered_commits_come_back_as_they_were_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.p2commits");
+        let (cache, warning) = CommitCache::<Tag>::open(path.clone(), "abc");
+        assert_eq!((warning, cache.len()), (None, 0));
+        let rows = vec![row(3, &[2]), row(2, &[1, 7]), row(1, &[])];
+        let facts: HashMap<ObjectId, Tag> = [(id(3), Tag(30)), (id(2), Tag(20)), (id(1), Tag(10))].into();
+        assert_eq!(cache.save(&rows, &[id(2)], |id| facts.get(id)), None);
+
+        let (cache, warning) = CommitCache::<Tag>::open(path.clone(), "abc");
+        assert_eq!((warning, cache.len()), (None, 3));
+        for row in &rows {
+            assert_eq!(cache.row(&row.id), Some((row.clone(), row.id == id(2))));
+            assert_eq!(cache.parents(&row.id), Some(row.parents.as_slice()));
+        }
+        assert_eq!(cache.facts(&id(2)), Some(&Tag(20)));
+        assert_eq!(cache.parents(&id(9)), None);
+        // The same commits again: the file is not rewritten.
+        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(cache.save(&rows, &[id(2)], |id| facts.get(id)), None);
+        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
+        // Fewer: only the commits of the run are kept; a row without facts is not written.
+        assert_eq!(
+            cache.save(&rows[..2], &[], |id| facts.get(id).filter(|t| t.0 != 30)),
+            None
+        );
+        let (cache, _) = CommitCache::<Tag>::open(path, "abc");
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.row(&id(2)).map(|(_, non_utf8)| non_utf8), Some(false));
+    }
+
+    #[test]
+    fn a_foreign_or_damaged_commit_cache_is_ignored_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.p2commits");
+        let facts: HashMap<ObjectId, Tag> = [(id(1), Tag(1))].into();
+        CommitCache::<Tag>::open(path.clone(), "abc")
+            .0
+            .save(&[row(1, &[])], &[], |id| facts.get(id));
+        let (cache, warning) = CommitCache::<Tag>::open(path.clone(), "def");
+        assert_eq!(cache.len(), 0);
+        assert!(
+            warning.as_deref().unwrap().ends_with(&format!(
+                "written by phase0 {} (format 1) under the pre-registration abc, not this run's; the cache is \
+                 ignored and rewritten",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{warning:?}"
+        );
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let (cache, warning) = CommitCache::<Tag>::open(path.clone(), "abc");
+        assert_eq!(cache.len(), 0);
+        assert!(warning.unwrap().contains("checksum does not match (damaged)"));
+        std::fs::write(&path, b"phase0-p2-diffs....").unwrap();
+        let (_, warning) = CommitCache::<Tag>::open(path, "abc");
+        assert!(warning.unwrap().contains("not a phase0 commit cache"));
+    }
+
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.p2commits");
+        let facts: HashMap<ObjectId, Tag> = [(id(2), Tag(2)), (id(1), Tag(1))].into();
+        CommitCache::<Tag>::open(path.clone(), "abc")
+            .0
+            .save(&[row(2, &[1]), row(1, &[])], &[id(1)], |id| facts.get(id));
+        let bytes = std::fs::read(&path).unwrap();
+        // Every truncation, and every single-byte change with the checksum recomputed, fails cleanly or decodes.
+        let body = &bytes[..bytes.len() - 32];
+        for cut in 0..body.len() {
+            let _ = decode::<Tag>(&cache_file::seal(body[..cut].to_vec()), &cache_file::stamp("abc"));
+        }
+        for at in 0..body.len() {
+            for value in [0u8, 1, 0x7f, 0xff] {
+                let mut changed = body.to_vec();
+                changed[at] = value;
+                let _ = decode::<Tag>(&cache_file::seal(changed), &cache_file::stamp("abc"));
+            }
+        }
+    }
+}
