@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# P2 reruns with the diff cache (issue 21, "A warm rerun of P2 on git/git after 1% more commits in at most 0.1× the
-# cold run's time"), side by side in one hyperfine run:
+# P2 reruns with the commit and diff caches (issue 21, "A warm rerun of P2 on git/git after 1% more commits in at
+# most 0.1× the cold run's time"), side by side in one hyperfine run:
 #   cold         phase0 p2 --no-cache on HEAD
 #   after +1%    the cache as a run on HEAD~N left it (N first-parent steps back, about 1% of the commits), then HEAD
 #   warm         the cache as a run on HEAD left it, then HEAD again
@@ -30,8 +30,8 @@ hyperfine -N -w 1 -r "${RUNS:-3}" --export-markdown "$out/hyperfine.md" \
   "$phase0 p2 --repo $repo --cache $out/behind --out $out/grown" \
   -n warm "$phase0 p2 --repo $repo --cache $out/current --out $out/warm"
 rm -rf "$out/behind" && cp -R "$out/saved/behind" "$out/behind"
-"$phase0" p2 --repo "$repo" --cache "$out/behind" --out "$out/grown" | grep "diff cache"
-"$phase0" p2 --repo "$repo" --cache "$out/current" --out "$out/warm" | grep "diff cache"
+"$phase0" p2 --repo "$repo" --cache "$out/behind" --out "$out/grown" | grep " cache "
+"$phase0" p2 --repo "$repo" --cache "$out/current" --out "$out/warm" | grep " cache "
 for run in grown warm; do
   diff -r "$out/cold" "$out/$run" > /dev/null && echo "$run: reports identical to cold" || echo "$run: REPORTS DIFFER"
 done

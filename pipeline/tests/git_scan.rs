@@ -986,7 +986,7 @@ fn diffs_match_git_commit_by_commit() {
         .unwrap();
     let request = DiffRequest {
         id: ids[wide],
-        line_paths: Some([kept.path.clone()].into()),
+        line_paths: Some(std::sync::Arc::new([kept.path.clone()].into())),
         only_paths: None,
     };
     let scoped = git::diffs_for(&repo, &[request], DiffDetail::Lines).unwrap();

@@ -1280,18 +1280,26 @@ pub fn analyze<E>(
             })
         })
         .collect();
-    let asked = restricted_requests(&history, &windows, &remedy_paths, |_| true);
+    let restricted = restricted_requests(&history, &windows, &remedy_paths);
     let mut touched = Diffs::new(&history);
     crate::timing::mark("  windows");
-    fetch(&history, asked, DiffDetail::Paths, diffs, &mut touched, &mut summary)?;
+    fetch(
+        &history,
+        restricted.clone(),
+        DiffDetail::Paths,
+        diffs,
+        &mut touched,
+        &mut summary,
+    )?;
     crate::timing::mark("  batch 3 (paths of candidates)");
 
     // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files.
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
-    let asked: Vec<DiffRequest> = restricted_requests(&history, &windows, &remedy_paths, touching)
+    let asked: Vec<DiffRequest> = restricted
         .into_iter()
+        .filter(|request| history.position.get(&request.id).is_some_and(|&pos| touching(pos)))
         .map(|mut request| {
-            request.line_paths = request.only_paths.as_deref().cloned();
+            request.line_paths = request.only_paths.clone();
             request
         })
         .collect();
@@ -1510,26 +1518,20 @@ fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
     paths
 }
 
-/// For every candidate that `wanted` accepts and that lies in a window of `windows`: a request restricted to the
-/// paths of the remedies whose window holds it (one shared set per run of neighbouring candidates with the same
-/// remedies, on git.git thousands of sets for tens of thousands of candidates).
+/// For every candidate that lies in a window of `windows`: a request restricted to the paths of the remedies whose
+/// window holds it (one shared set per run of neighbouring candidates with the same remedies, on git.git thousands
+/// of sets for tens of thousands of candidates), in the order of the candidates' positions.
 fn restricted_requests(
     history: &History<'_>,
     windows: &[Vec<usize>],
     remedy_paths: &[BTreeSet<&str>],
-    wanted: impl Fn(usize) -> bool,
 ) -> Vec<DiffRequest> {
     let mut covering: Vec<(usize, usize)> = Vec::new();
     for (index, (window, paths)) in windows.iter().zip(remedy_paths).enumerate() {
         if paths.is_empty() {
             continue;
         }
-        covering.extend(
-            window
-                .iter()
-                .filter(|&&pos| wanted(pos))
-                .map(|&candidate| (candidate, index)),
-        );
+        covering.extend(window.iter().map(|&candidate| (candidate, index)));
     }
     covering.par_sort_unstable();
     let groups: Vec<(usize, Vec<usize>)> = covering
@@ -1547,8 +1549,14 @@ fn restricted_requests(
     let unions: Vec<Arc<BTreeSet<String>>> = runs
         .par_iter()
         .map(|remedies| {
-            let paths = remedies.iter().flat_map(|&index| remedy_paths[index].iter());
-            Arc::new(paths.map(|path| (*path).to_owned()).collect())
+            // Sorted and deduplicated as borrowed paths first: each distinct path is copied once.
+            let mut paths: Vec<&str> = remedies
+                .iter()
+                .flat_map(|&index| remedy_paths[index].iter().copied())
+                .collect();
+            paths.sort_unstable();
+            paths.dedup();
+            Arc::new(paths.into_iter().map(str::to_owned).collect())
         })
         .collect();
     groups
@@ -1623,7 +1631,7 @@ fn requests(history: &History<'_>, positions: impl IntoIterator<Item = (usize, L
         .into_iter()
         .map(|(pos, line_paths)| DiffRequest {
             id: history.rows[pos].id,
-            line_paths,
+            line_paths: line_paths.map(Arc::new),
             only_paths: None,
         })
         .collect()

@@ -72,7 +72,7 @@ pub struct DiffRequest {
     pub id: ObjectId,
     /// `None`: every changed file; otherwise only these paths get line counts and hashes (the others are listed
     /// with their paths and change kinds only, as with [`DiffDetail::Paths`]).
-    pub line_paths: Option<std::collections::BTreeSet<String>>,
+    pub line_paths: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
     /// `None`: every changed file; otherwise only the changes to these paths are listed (the diff is then
     /// restricted, not the commit's whole diff). Answering "did this commit touch one of these files?" this way
     /// reads only the trees on the way to them, far less than a whole diff. Shared, as neighbouring commits

@@ -498,7 +498,7 @@ mod tests {
     fn line_detail_is_known_only_for_the_files_that_asked_for_it() {
         let (mut cache, _) = DiffCache::open(PathBuf::from("/nonexistent/c"), "abc");
         let mut whole = DiffRequest::whole(id());
-        whole.line_paths = Some(set(&["a.rs"]));
+        whole.line_paths = Some(std::sync::Arc::new(set(&["a.rs"])));
         let a = file("a.rs", vec![5]);
         let b = paths_only(file("b.rs", vec![6]));
         cache.put(

@@ -999,7 +999,7 @@ fn candidates_lines_only_at_their_fixes_files() {
     );
     for request in lines[1] {
         assert!(
-            request.only_paths.is_some() && request.line_paths.as_ref() == request.only_paths.as_deref(),
+            request.only_paths.is_some() && request.line_paths == request.only_paths,
             "{request:?}"
         );
     }
@@ -1050,7 +1050,7 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
     let ids = |n: &[u32]| n.iter().map(|&n| DiffRequest::whole(oid(n))).collect::<Vec<_>>();
     let restricted = |n: u32, list: &[&str], lines: bool| DiffRequest {
         id: oid(n),
-        line_paths: lines.then(|| paths(list)),
+        line_paths: lines.then(|| std::sync::Arc::new(paths(list))),
         only_paths: Some(std::sync::Arc::new(paths(list))),
     };
     assert_eq!(
@@ -1064,17 +1064,17 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
                 vec![
                     DiffRequest {
                         id: oid(6),
-                        line_paths: Some(paths(&["src/new.rs"])),
+                        line_paths: Some(std::sync::Arc::new(paths(&["src/new.rs"]))),
                         only_paths: None
                     },
                     DiffRequest {
                         id: oid(5),
-                        line_paths: Some(paths(&["src/a.rs"])),
+                        line_paths: Some(std::sync::Arc::new(paths(&["src/a.rs"]))),
                         only_paths: None
                     },
                     DiffRequest {
                         id: oid(4),
-                        line_paths: Some(paths(&["src/a.rs"])),
+                        line_paths: Some(std::sync::Arc::new(paths(&["src/a.rs"]))),
                         only_paths: None
                     },
                 ],
@@ -1106,7 +1106,7 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
             (
                 vec![DiffRequest {
                     id: oid(1),
-                    line_paths: Some(paths(&["src/a.rs"])),
+                    line_paths: Some(std::sync::Arc::new(paths(&["src/a.rs"]))),
                     only_paths: None
                 }],
                 DiffDetail::Lines
