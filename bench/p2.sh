@@ -38,7 +38,9 @@ phase0=${CARGO_TARGET_DIR:-$here/target}/release/phase0
 for rev in "${revs[@]}"; do
   commits=$(git -C "$repo" rev-list --count "$rev")
   echo "$repo at $rev: $commits commits"
-  p2="$phase0 p2 --repo $repo --rev $rev --out $work/p2-$rev${tag:-} --as-of 2026-11-21"
+  # --no-cache: a whole run every time (the warm-up would otherwise fill the user's P2 cache; bench/p2-cache.sh
+  # measures reruns).
+  p2="$phase0 p2 --repo $repo --rev $rev --out $work/p2-$rev${tag:-} --as-of 2026-11-21 --no-cache"
   log="git -C $repo -c core.quotePath=false log --no-renames --name-only --format=%H%x00%P%x00%at%x00%s $rev"
   hyperfine --warmup 1 --runs "$runs" \
     --export-json "$out/p2-$rev${tag:-}.json" --export-markdown "$out/p2-$rev${tag:-}.md" \
