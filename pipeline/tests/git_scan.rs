@@ -473,13 +473,19 @@ fn a_walk_remembering_an_older_history_equals_the_full_walk() {
             ..Default::default()
         },
     ];
-    for (options, new) in options.iter().zip([57, 37, 41]) {
-        let full = git::walk(&fx.open(""), options).unwrap();
-        let mut walked = git::walk_remembering(&fx.open(""), options, &remembered).unwrap();
-        let read = walked.commits.len() as u64 - walked.remembered;
-        assert_eq!(read, new, "{options:?}");
-        walked.remembered = 0;
-        assert!(walked == full, "{options:?}");
+    // Without a commit-graph, then with one (the commits it knows are read in chunks beside the traversal).
+    for graph in [false, true] {
+        if graph {
+            fx.git("", ["commit-graph", "write", "--reachable"]);
+        }
+        for (options, new) in options.iter().zip([57, 37, 41]) {
+            let full = git::walk(&fx.open(""), options).unwrap();
+            let mut walked = git::walk_remembering(&fx.open(""), options, &remembered).unwrap();
+            let read = walked.commits.len() as u64 - walked.remembered;
+            assert_eq!(read, new, "{options:?}, graph {graph}");
+            walked.remembered = 0;
+            assert!(walked == full, "{options:?}, graph {graph}");
+        }
     }
     // The older revision itself: nothing is read.
     let first = git::walk_remembering(&fx.open(""), &older, &remembered).unwrap();
