@@ -129,6 +129,31 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
     assert_eq!(next.cache.unwrap().1, 0);
 }
 
+/// A cache that cannot be written (here `--cache` names a file, not a directory) is a warning for each file, never
+/// an error: the reports are those of a run without a cache.
+#[test]
+fn caches_that_cannot_be_written_are_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let not_a_dir = dir.path().join("cache-file");
+    std::fs::write(&not_a_dir, "not a directory").unwrap();
+    let run = p2(&repo, &dir.path().join("blocked"), Some(&not_a_dir));
+    p2(&repo, &dir.path().join("none"), None);
+    assert_eq!(
+        common::report_files(&dir.path().join("none")),
+        common::report_files(&dir.path().join("blocked"))
+    );
+    for what in ["commit cache", "diff cache"] {
+        assert!(
+            run.warnings
+                .iter()
+                .any(|w| w.contains(&format!(": cannot write the {what} ("))),
+            "{what}: {:?}",
+            run.warnings
+        );
+    }
+}
+
 /// The hits a run with an empty cache gets (what it learned earlier in the same run).
 fn hits_of_a_cold_run(repo: &Path, dir: &Path) -> u64 {
     let cache = dir.join("another-cache");

@@ -252,6 +252,23 @@ impl LazyDiffCache {
     }
 }
 
+/// The warnings of the caches' writing, once it is done; dropping it waits for it too.
+struct WhenSaved(Option<std::sync::mpsc::Receiver<Vec<String>>>);
+
+impl WhenSaved {
+    fn wait(mut self) -> Vec<String> {
+        self.0.take().and_then(|saved| saved.recv().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for WhenSaved {
+    fn drop(&mut self) {
+        if let Some(saved) = self.0.take() {
+            let _ = saved.recv();
+        }
+    }
+}
+
 /// What a run writes to its caches when it has rendered its reports.
 pub(crate) struct PendingSaves {
     diffs: DiffCache,
@@ -318,8 +335,8 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     crate::timing::mark("repository opened");
     let mut warnings = Vec::new();
     // The commits an earlier run read are not read or parsed again, and the diffs it computed are not computed
-    // again. Both files are read at once; a shallow clone uses neither (its boundary commits' parents and diffs
-    // change when it is deepened).
+    // again. A shallow clone uses neither cache (its boundary commits' parents and diffs change when it is
+    // deepened).
     let cache_files = args
         .cache
         .as_deref()
@@ -540,6 +557,8 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     if let Err(error) = saving {
         warnings.push(format!("the caches were not written ({error})"));
     }
+    // Waited for on every way out, an error's too: an exit never leaves a cache's temporary file behind.
+    let cache_warnings = WhenSaved(Some(cache_warnings));
     report.artifacts = vec![
         "p2.json".into(),
         "p2.md".into(),
@@ -582,7 +601,7 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
     ];
     let written = write_report_set(&args.out, &files)?;
     crate::timing::mark("reports written");
-    warnings.extend(cache_warnings.recv().unwrap_or_default());
+    warnings.extend(cache_warnings.wait());
     crate::timing::mark("caches written");
     Ok(P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
