@@ -42,6 +42,74 @@ pub fn seal(mut out: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// Where an encoder writes a file's bytes: into [`Sink::buf`], handed on by [`Sink::flush_if_full`] in pieces of
+/// about [`SINK_PIECE`] bytes, so that a cache of tens of megabytes is never held whole in memory as it is written
+/// (on git.git that would add its size to the run's peak, beside the reports being rendered).
+pub struct Sink<'w> {
+    pub buf: Vec<u8>,
+    hasher: Sha256,
+    out: &'w mut dyn std::io::Write,
+}
+
+pub const SINK_PIECE: usize = 64 << 10;
+
+impl Sink<'_> {
+    pub fn flush_if_full(&mut self) -> std::io::Result<()> {
+        if self.buf.len() >= SINK_PIECE {
+            self.hasher.update(&self.buf);
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the rest and the checksum of everything.
+    fn finish(mut self) -> std::io::Result<()> {
+        self.hasher.update(&self.buf);
+        self.out.write_all(&self.buf)?;
+        let checksum = self.hasher.finalize();
+        self.out.write_all(&checksum)
+    }
+}
+
+/// The bytes [`header`] then `body` write, sealed (what [`write_sealed`] writes to a file).
+pub fn sealed_bytes(
+    header: Vec<u8>,
+    body: impl FnOnce(&mut Sink<'_>) -> std::io::Result<()>,
+) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write_to(&mut out, header, body)?;
+    Ok(out)
+}
+
+fn write_to(
+    out: &mut dyn std::io::Write,
+    header: Vec<u8>,
+    body: impl FnOnce(&mut Sink<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut sink = Sink {
+        buf: header,
+        hasher: Sha256::new(),
+        out,
+    };
+    body(&mut sink)?;
+    sink.finish()
+}
+
+/// Writes [`header`] then `body`, sealed, to `path` atomically (a temporary file renamed into place).
+pub fn write_sealed(
+    path: &Path,
+    header: Vec<u8>,
+    body: impl FnOnce(&mut Sink<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    write_to(file.as_file_mut(), header, body)?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// The entries of a file written by [`header`] and [`seal`], checked: `what` names the kind of file in reasons.
 pub fn open<'a>(bytes: &'a [u8], magic: &[u8], format: u32, stamp: &str, what: &str) -> Result<Reader<'a>, String> {
     if !bytes.starts_with(magic) {
@@ -66,16 +134,6 @@ pub fn open<'a>(bytes: &'a [u8], magic: &[u8], format: u32, stamp: &str, what: &
         ));
     }
     Ok(r)
-}
-
-/// Writes `bytes` to `path` so that a reader never sees a partial file (a temporary file renamed into place).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut file, bytes)?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// A reader of the format that fails, never panics, on any input.

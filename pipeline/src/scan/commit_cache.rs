@@ -110,35 +110,39 @@ impl<F: Facts> CommitCache<F> {
             return None;
         }
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
-        let mut out = cache_file::header(MAGIC, FORMAT, &self.stamp);
         let kept: Vec<(&CommitRow, &F)> = rows.iter().filter_map(|row| Some((row, facts(&row.id)?))).collect();
-        out.extend_from_slice(&(kept.len() as u64).to_le_bytes());
-        for (row, facts) in kept {
-            put_id(&mut out, &row.id);
-            out.extend_from_slice(&(row.parents.len() as u32).to_le_bytes());
-            for parent in &row.parents {
-                put_id(&mut out, parent);
-            }
-            match &row.tree {
-                None => out.push(0),
-                Some(tree) => {
-                    out.push(1);
-                    put_id(&mut out, tree);
+        let entries = |sink: &mut cache_file::Sink<'_>| {
+            sink.buf.extend_from_slice(&(kept.len() as u64).to_le_bytes());
+            for &(row, facts) in &kept {
+                sink.flush_if_full()?;
+                let out = &mut sink.buf;
+                put_id(out, &row.id);
+                out.extend_from_slice(&(row.parents.len() as u32).to_le_bytes());
+                for parent in &row.parents {
+                    put_id(out, parent);
                 }
+                match &row.tree {
+                    None => out.push(0),
+                    Some(tree) => {
+                        out.push(1);
+                        put_id(out, tree);
+                    }
+                }
+                out.extend_from_slice(&row.author_time.to_le_bytes());
+                out.extend_from_slice(&row.commit_time.to_le_bytes());
+                out.push(u8::from(non_utf8.contains(&row.id)));
+                put_text(out, &row.subject);
+                put_text(out, &row.body);
+                out.extend_from_slice(&(row.trailers.len() as u32).to_le_bytes());
+                for trailer in &row.trailers {
+                    put_text(out, &trailer.token);
+                    put_text(out, &trailer.value);
+                }
+                facts.encode(out);
             }
-            out.extend_from_slice(&row.author_time.to_le_bytes());
-            out.extend_from_slice(&row.commit_time.to_le_bytes());
-            out.push(u8::from(non_utf8.contains(&row.id)));
-            put_text(&mut out, &row.subject);
-            put_text(&mut out, &row.body);
-            out.extend_from_slice(&(row.trailers.len() as u32).to_le_bytes());
-            for trailer in &row.trailers {
-                put_text(&mut out, &trailer.token);
-                put_text(&mut out, &trailer.value);
-            }
-            facts.encode(&mut out);
-        }
-        cache_file::write_atomically(path, &cache_file::seal(out))
+            Ok(())
+        };
+        cache_file::write_sealed(path, cache_file::header(MAGIC, FORMAT, &self.stamp), entries)
             .err()
             .map(|error| format!("{}: cannot write the commit cache ({error})", path.display()))
     }

@@ -255,15 +255,17 @@ impl DiffCache {
         if !self.changed && self.used.len() == self.commits.len() {
             return None;
         }
-        let bytes = encode(&self);
-        cache_file::write_atomically(path, &bytes)
-            .err()
-            .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
+        cache_file::write_sealed(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
+            encode(&self, sink)
+        })
+        .err()
+        .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
     }
 }
 
 /// The used commits' knowledge, with only the path sets they refer to (renumbered in order of first use).
-fn encode(cache: &DiffCache) -> Vec<u8> {
+/// Writes the used commits' knowledge into `sink`, after the header [`save`](DiffCache::save) starts it with.
+fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result<()> {
     let mut renumbered: HashMap<u32, u32> = HashMap::new();
     let mut sets: Vec<u32> = Vec::new();
     for id in &cache.used {
@@ -274,13 +276,13 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
             });
         }
     }
-    let mut out = cache_file::header(MAGIC, FORMAT, &cache.stamp);
+    let out = &mut sink.buf;
     out.extend_from_slice(&(sets.len() as u32).to_le_bytes());
     for &set in &sets {
         let paths = &cache.sets[set as usize];
         out.extend_from_slice(&(paths.len() as u32).to_le_bytes());
         for path in paths {
-            put_text(&mut out, path);
+            put_text(out, path);
         }
     }
     let used: Vec<(&ObjectId, &Known)> = cache
@@ -290,7 +292,9 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
         .collect();
     out.extend_from_slice(&(used.len() as u64).to_le_bytes());
     for (id, known) in used {
-        put_id(&mut out, id);
+        sink.flush_if_full()?;
+        let out = &mut sink.buf;
+        put_id(out, id);
         out.push(u8::from(known.whole));
         out.extend_from_slice(&(known.scopes.len() as u32).to_le_bytes());
         for scope in &known.scopes {
@@ -298,7 +302,7 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
         }
         out.extend_from_slice(&(known.files.len() as u32).to_le_bytes());
         for (path, (change, lines)) in &known.files {
-            put_text(&mut out, path);
+            put_text(out, path);
             out.push(match change {
                 FileChange::Added => 0,
                 FileChange::Modified => 1,
@@ -322,7 +326,7 @@ fn encode(cache: &DiffCache) -> Vec<u8> {
             }
         }
     }
-    cache_file::seal(out)
+    Ok(())
 }
 
 type Decoded = (Vec<BTreeSet<String>>, gix::hashtable::HashMap<ObjectId, Known>);
@@ -584,7 +588,10 @@ mod tests {
                 files: vec![file("a.rs", vec![1, 2])],
             },
         );
-        let good = encode(&cache);
+        let good = cache_file::sealed_bytes(cache_file::header(MAGIC, FORMAT, &cache.stamp), |sink| {
+            encode(&cache, sink)
+        })
+        .unwrap();
         let body = &good[..good.len() - 32];
         let sealed = |body: &[u8]| {
             let mut bytes = body.to_vec();
