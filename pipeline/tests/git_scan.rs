@@ -926,9 +926,9 @@ fn compare_diffs_with_git(fx: &Fixture, history: &History, diffs: &[CommitDiff])
                     // git prints a type change as a deletion and an addition; compare lines of content diffs only.
                     if f.change != FileChange::TypeChanged {
                         let (git_added, git_removed) = git_line_hashes(fx, &row.parents, row.id, &entry.raw_path);
-                        assert_eq!(sorted(f.added_line_hashes.clone()), sorted(git_added), "+ {}", f.path);
+                        assert_eq!(sorted(f.added_line_hashes.to_vec()), sorted(git_added), "+ {}", f.path);
                         assert_eq!(
-                            sorted(f.removed_line_hashes.clone()),
+                            sorted(f.removed_line_hashes.to_vec()),
                             sorted(git_removed),
                             "- {}",
                             f.path
@@ -1377,7 +1377,7 @@ fn change_kinds_and_counts_of_specific_commits() {
     assert!(file(&root, "data/blob.bin").binary);
     let nonl = file(&root, "nonl.txt");
     assert_eq!(
-        nonl.added_line_hashes,
+        *nonl.added_line_hashes,
         [evidence_hash(b"alpha"), evidence_hash(b"beta")]
     );
 
@@ -1385,11 +1385,11 @@ fn change_kinds_and_counts_of_specific_commits() {
     let lib = file(&parser, "src/lib.rs");
     assert_eq!((lib.change, lib.lines_added, lib.lines_removed), (Modified, 6, 5));
     assert_eq!(
-        lib.removed_line_hashes,
+        *lib.removed_line_hashes,
         [b"line 10".as_slice(), b"line 11", b"line 12", b"line 50", b"line 150"].map(evidence_hash)
     );
     assert_eq!(
-        lib.added_line_hashes,
+        *lib.added_line_hashes,
         [
             b"line fifty".as_slice(),
             b"inserted a",
@@ -1415,7 +1415,7 @@ fn change_kinds_and_counts_of_specific_commits() {
     );
     let links = diff("Link the docs");
     assert_eq!(files(&links), [("docs/guide.md", TypeChanged), ("link", Added)]);
-    assert_eq!(file(&links, "link").added_line_hashes, [evidence_hash(b"README")]);
+    assert_eq!(*file(&links, "link").added_line_hashes, [evidence_hash(b"README")]);
     let binaries = diff("Update the binaries");
     assert_eq!(files(&binaries), [("data/blob.bin", Modified), ("gen.txt", Modified)]);
     assert!(
@@ -1441,7 +1441,7 @@ fn change_kinds_and_counts_of_specific_commits() {
             ("nonl.txt", Modified)
         ]
     );
-    assert_eq!(file(&crlf, "crlf.txt").removed_line_hashes, [evidence_hash(b"two\r")]);
+    assert_eq!(*file(&crlf, "crlf.txt").removed_line_hashes, [evidence_hash(b"two\r")]);
     // "beta" without a final newline differs from "beta\n": one line removed, one added.
     assert_eq!(
         (
@@ -1519,9 +1519,9 @@ fn twenty_thousand_files_in_one_commit() {
             .all(|f| (f.change, f.lines_added, f.lines_removed) == (FileChange::Deleted, 0, 4))
     );
     let f7 = file(modify, "d07/f00007.txt");
-    assert_eq!(f7.removed_line_hashes, [evidence_hash(b"second")]);
+    assert_eq!(*f7.removed_line_hashes, [evidence_hash(b"second")]);
     assert_eq!(
-        f7.added_line_hashes,
+        *f7.added_line_hashes,
         [evidence_hash(b"second changed"), evidence_hash(b"fourth 1")]
     );
 

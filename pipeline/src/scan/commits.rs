@@ -50,10 +50,14 @@ pub struct FileDiff {
     /// [`evidence_hash`]es of every added / removed line (without its line terminator), in diff order, when line
     /// detail was requested; empty otherwise and for binary files. Used to compare two diffs line by line (did a
     /// remedy remove or rewrite lines that the failing change added?). [`TRIVIAL_LINE`] stands for a line that
-    /// is no evidence (blank, punctuation only, a comment).
-    pub added_line_hashes: Vec<u64>,
-    pub removed_line_hashes: Vec<u64>,
+    /// is no evidence (blank, punctuation only, a comment). Shared, not copied, between the analysis and P2's diff
+    /// cache (on git.git the same diffs would otherwise be held twice).
+    pub added_line_hashes: LineHashes,
+    pub removed_line_hashes: LineHashes,
 }
+
+/// A diff's line hashes, shared.
+pub type LineHashes = std::sync::Arc<[u64]>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::cache_file::{self, put_id, put_text};
-use super::commits::{CommitDiff, DiffDetail, DiffRequest, FileChange, FileDiff, ObjectId};
+use super::commits::{CommitDiff, DiffDetail, DiffRequest, FileChange, FileDiff, LineHashes, ObjectId};
 
 const MAGIC: &[u8] = b"phase0-p2-diffs";
 const FORMAT: u32 = 2;
@@ -34,8 +34,8 @@ struct Lines {
     added: u32,
     removed: u32,
     binary: bool,
-    added_hashes: Vec<u64>,
-    removed_hashes: Vec<u64>,
+    added_hashes: LineHashes,
+    removed_hashes: LineHashes,
 }
 
 /// What is known of one commit's diff against its first parent.
@@ -191,8 +191,8 @@ impl DiffCache {
                 lines_added: 0,
                 lines_removed: 0,
                 binary: false,
-                added_line_hashes: Vec::new(),
-                removed_line_hashes: Vec::new(),
+                added_line_hashes: LineHashes::default(),
+                removed_line_hashes: LineHashes::default(),
             };
             if detail == DiffDetail::Lines && wants_lines(request, path) {
                 let lines = lines.as_ref()?;
@@ -318,7 +318,7 @@ fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result
                     out.push(u8::from(lines.binary));
                     for hashes in [&lines.added_hashes, &lines.removed_hashes] {
                         out.extend_from_slice(&(hashes.len() as u32).to_le_bytes());
-                        for hash in hashes {
+                        for hash in hashes.iter() {
                             out.extend_from_slice(&hash.to_le_bytes());
                         }
                     }
@@ -384,8 +384,8 @@ fn decode(bytes: &[u8], stamp: &str) -> Result<Decoded, String> {
                         added,
                         removed,
                         binary,
-                        added_hashes,
-                        removed_hashes,
+                        added_hashes: added_hashes.into(),
+                        removed_hashes: removed_hashes.into(),
                     })
                 }
             };
@@ -410,16 +410,16 @@ mod tests {
             lines_added: hashes.len() as u32,
             lines_removed: 1,
             binary: false,
-            added_line_hashes: hashes,
-            removed_line_hashes: vec![3],
+            added_line_hashes: hashes.into(),
+            removed_line_hashes: vec![3].into(),
         }
     }
 
     fn paths_only(mut f: FileDiff) -> FileDiff {
         f.lines_added = 0;
         f.lines_removed = 0;
-        f.added_line_hashes.clear();
-        f.removed_line_hashes.clear();
+        f.added_line_hashes = Default::default();
+        f.removed_line_hashes = Default::default();
         f
     }
 

@@ -119,7 +119,7 @@ fn blame_lines(
                 continue;
             };
             let before = lines.len();
-            for hash in &file.added_line_hashes {
+            for hash in file.added_line_hashes.iter() {
                 lines.remove(hash);
             }
             let won = (before - lines.len()) as u32;

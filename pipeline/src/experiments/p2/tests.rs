@@ -135,8 +135,8 @@ impl Fixture {
                                 .as_ref()
                                 .is_none_or(|paths| paths.contains(&file.path));
                         if !in_scope {
-                            file.added_line_hashes.clear();
-                            file.removed_line_hashes.clear();
+                            file.added_line_hashes = Default::default();
+                            file.removed_line_hashes = Default::default();
                         }
                     }
                     diff

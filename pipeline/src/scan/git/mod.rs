@@ -59,7 +59,7 @@ use gix::objs::tree::EntryKind;
 use rayon::prelude::*;
 
 use super::changed_paths::ChangedPaths;
-use super::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileDiff, ObjectId};
+use super::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileDiff, LineHashes, ObjectId};
 
 mod line_diff;
 mod message;
@@ -451,8 +451,8 @@ pub fn diffs_remembering(
                         lines_added: 0,
                         lines_removed: 0,
                         binary: false,
-                        added_line_hashes: Vec::new(),
-                        removed_line_hashes: Vec::new(),
+                        added_line_hashes: LineHashes::default(),
+                        removed_line_hashes: LineHashes::default(),
                     })
                     .collect(),
             })
@@ -525,8 +525,8 @@ pub fn diffs_remembering(
             entry.lines_added = lines.added;
             entry.lines_removed = lines.removed;
             entry.binary = lines.binary;
-            entry.added_line_hashes = lines.added_hashes;
-            entry.removed_line_hashes = lines.removed_hashes;
+            entry.added_line_hashes = lines.added_hashes.into();
+            entry.removed_line_hashes = lines.removed_hashes.into();
         }
     }
     unreadable.sort_by_key(|(id, _)| *id);
