@@ -269,7 +269,8 @@ impl Drop for WhenSaved {
     }
 }
 
-/// What a run writes to its caches when it has rendered its reports.
+/// What a run writes to its caches beside the rendering of its reports. Commits with missing objects are not
+/// remembered as unreadable: a later fetch may bring the objects.
 pub(crate) struct PendingSaves {
     diffs: DiffCache,
     /// The commit cache and the message facts this run parsed (`None`: no cache).
@@ -545,9 +546,8 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
         report.status = Status::Partial;
         report.error_code = Some("missing-objects".to_string());
     }
-    // Freeing a long history's rows (git.git: 82k commits, their messages) takes a noticeable part of the run:
-    // free them beside the rendering and writing, not after (and here, should no thread start).
-    // The caches are written on the same thread, beside the rendering, and the history freed after them.
+    // The caches are written beside the rendering and writing, and then a long history's rows are freed on the
+    // same thread (git.git: 82k commits, a noticeable part of the run; here, should no thread start).
     drop(known);
     let (saved, cache_warnings) = std::sync::mpsc::channel();
     let saving = std::thread::Builder::new().spawn(move || {

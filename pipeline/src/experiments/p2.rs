@@ -752,19 +752,12 @@ impl<'c> MessageMemo<'c> {
         Self::default()
     }
 
-    /// Take the facts `cache` holds and learn the others (for [`Self::get`], and the cache's next save).
+    /// Take the facts `cache` holds and learn the others (for the cache's next save, [`Self::into_learned`]).
     pub fn remembering(cache: &'c CommitCache<MessageFacts>) -> Self {
         Self {
             remembered: Some(cache),
             learned: Default::default(),
         }
-    }
-
-    /// The facts of `id`, remembered or learned by this run.
-    pub fn get(&self, id: &ObjectId) -> Option<&MessageFacts> {
-        self.learned
-            .get(id)
-            .or_else(|| self.remembered.and_then(|cache| cache.facts(id)))
     }
 
     /// The facts this run parsed (with a cache), for the cache's next save.
@@ -1276,7 +1269,7 @@ pub fn analyze<E>(
         .collect();
     let restricted = restricted_requests(&history, &windows, &remedy_paths);
     let mut touched = Diffs::new(&history);
-    crate::timing::mark("  windows");
+    crate::timing::mark("  windows, restricted requests");
     fetch(
         &history,
         restricted.clone(),

@@ -263,8 +263,8 @@ impl DiffCache {
     }
 }
 
-/// The used commits' knowledge, with only the path sets they refer to (renumbered in order of first use).
-/// Writes the used commits' knowledge into `sink`, after the header [`save`](DiffCache::save) starts it with.
+/// Writes the used commits' knowledge into `sink`, after the header [`save`](DiffCache::save) starts it with, with
+/// only the path sets they refer to (renumbered in order of first use).
 fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result<()> {
     let mut renumbered: HashMap<u32, u32> = HashMap::new();
     let mut sets: Vec<u32> = Vec::new();
@@ -593,11 +593,7 @@ mod tests {
         })
         .unwrap();
         let body = &good[..good.len() - 32];
-        let sealed = |body: &[u8]| {
-            let mut bytes = body.to_vec();
-            bytes.extend_from_slice(&Sha256::digest(body));
-            bytes
-        };
+        let sealed = |body: &[u8]| cache_file::seal(body.to_vec());
         assert!(decode(&sealed(body), &cache.stamp).is_ok());
         for cut in 0..body.len() {
             let _ = decode(&sealed(&body[..cut]), &cache.stamp);

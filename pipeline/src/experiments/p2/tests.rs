@@ -1418,3 +1418,67 @@ fn a_fix_of_its_own_branch_names_no_failing_change() {
         assert_eq!(analysis.history.same_branch_fixes, 0, "{hours}");
     }
 }
+
+/// What the commit cache keeps of a message is what parsing it gives, field by field: every field a revert, a
+/// `Fixes:` trailer, a citation, a merge and a mass change set comes back from its bytes.
+#[test]
+fn message_facts_come_back_from_the_commit_cache_as_parsed() {
+    let spec = spec();
+    let matchers = Matchers::new(&spec);
+    let row = |subject: &str, body: &str, trailers: &[(&str, &str)], parents: usize| CommitRow {
+        id: oid(1),
+        parents: (0..parents).map(|p| oid(10 + p as u32)).collect(),
+        tree: None,
+        author_time: T0,
+        commit_time: T0,
+        subject: subject.to_string(),
+        body: body.to_string(),
+        trailers: trailers
+            .iter()
+            .map(|(token, value)| Trailer {
+                token: token.to_string(),
+                value: value.to_string(),
+            })
+            .collect(),
+    };
+    let rows = [
+        row(
+            "Revert \"Revert \"parser: speed up\"\"",
+            "This reverts commit 0123456789abcdef0123456789abcdef01234567.",
+            &[],
+            1,
+        ),
+        row(
+            "fix: off-by-one in the limiter",
+            "Broken by abcdef0123 (limiter: count bytes, 2024-01-02).",
+            &[("Fixes", "fedcba9876543 (limiter: x)"), ("Fixes", "#12")],
+            1,
+        ),
+        row("Merge branch 'topic'", "", &[], 2),
+        row("Release 1.2.3", "", &[], 1),
+    ];
+    for row in &rows {
+        let parsed = Parsed::new(row, &spec, &matchers);
+        let mut bytes = Vec::new();
+        MessageFacts(parsed.clone()).encode(&mut bytes);
+        let mut reader = crate::scan::cache_file::Reader::new(&bytes);
+        assert_eq!(
+            MessageFacts::decode(&mut reader),
+            Ok(MessageFacts(parsed)),
+            "{}",
+            row.subject
+        );
+        assert!(reader.is_empty(), "{}", row.subject);
+    }
+    // The fields are not all empty: the rows above exercise each of them.
+    let parsed: Vec<Parsed> = rows.iter().map(|row| Parsed::new(row, &spec, &matchers)).collect();
+    assert_eq!(parsed[0].revert.as_ref().map(|form| form.depth), Some(2));
+    assert_eq!(parsed[0].marker_shas.len(), 1);
+    assert_eq!(
+        (parsed[1].fix, parsed[1].fixes_shas.len(), parsed[1].fixes_not_sha),
+        (true, 1, 1)
+    );
+    assert_eq!(parsed[1].cited_shas, ["abcdef0123"]);
+    assert!(parsed[2].merge);
+    assert!(parsed[3].mass_subject);
+}

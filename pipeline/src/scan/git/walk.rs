@@ -30,6 +30,13 @@ pub(super) enum Walked {
     Remembered(ObjectId),
 }
 
+/// Where the traversal takes a commit's parents from: an earlier run, the commit-graph, or the commit itself.
+enum Parents<'r> {
+    Remembered(&'r [ObjectId]),
+    Graph(Vec<ObjectId>),
+    Unread,
+}
+
 /// Below this many commits a layer is read on the calling thread: dispatching costs more than it saves.
 pub(super) const PARALLEL_LAYER: usize = 4;
 
@@ -90,15 +97,12 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
         let mut remembered: Vec<usize> = Vec::new();
         let mut dispatched = 0;
         while !layer.is_empty() {
-            let mut graph_parents: Vec<Option<Vec<ObjectId>>> = Vec::with_capacity(layer.len());
-            let mut known: Vec<bool> = Vec::with_capacity(layer.len());
+            let mut sources: Vec<Parents<'_>> = Vec::with_capacity(layer.len());
             for id in &layer {
                 if let Some(parents) = self.remembered.parents(id) {
-                    graph_parents.push(Some(parents.to_vec()));
-                    known.push(true);
+                    sources.push(Parents::Remembered(parents));
                     continue;
                 }
-                known.push(false);
                 let mut corrupt = false;
                 let parents = graph.as_ref().and_then(|g| {
                     let pos = g.lookup(id)?;
@@ -114,40 +118,40 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
                     // A corrupt commit-graph: drop it and read objects from here on, as gix does.
                     graph = None;
                 }
-                graph_parents.push(parents);
+                sources.push(parents.map_or(Parents::Unread, Parents::Graph));
             }
             let to_read: Vec<ObjectId> = layer
                 .iter()
-                .zip(&graph_parents)
-                .filter(|(_, parents)| parents.is_none())
+                .zip(&sources)
+                .filter(|(_, source)| matches!(source, Parents::Unread))
                 .map(|(id, _)| *id)
                 .collect();
             let mut read = self.visit_all(&to_read)?.into_iter();
 
             let mut next = Vec::new();
-            for ((id, parents), known) in layer.iter().zip(graph_parents).zip(known) {
-                let parents = match parents {
-                    Some(parents) if known => {
+            for (id, source) in layer.iter().zip(sources) {
+                let parents: Cow<'_, [ObjectId]> = match source {
+                    Parents::Remembered(parents) => {
                         remembered.push(walked.len());
                         walked.push((*id, None));
-                        parents
+                        Cow::Borrowed(parents)
                     }
-                    Some(parents) => {
+                    Parents::Graph(parents) => {
                         from_graph.push(walked.len());
                         walked.push((*id, None));
-                        parents
+                        Cow::Owned(parents)
                     }
-                    None => {
+                    Parents::Unread => {
                         let (decoded, parents) = read.next().unwrap_or_default();
                         walked.push((*id, decoded));
-                        parents
+                        Cow::Owned(parents)
                     }
                 };
                 if self.shallow.binary_search(id).is_ok() {
                     continue;
                 }
                 let follow = if self.options.first_parent { 1 } else { usize::MAX };
-                for parent in parents.into_iter().take(follow) {
+                for &parent in parents.iter().take(follow) {
                     if seen.insert(parent) {
                         next.push(parent);
                     }
