@@ -1,15 +1,19 @@
 //! P2 gate buckets: of the failures visible in git history, how many would only self-reflection have caught?
 //!
 //! [`analyze`] is a pure function of the walked commits, the pre-registration (`experiments/p2.toml`, see
-//! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most four batches
+//! [`P2Spec`]) and a diff callback: no I/O, no clock, no randomness. It asks for diffs in at most six batches
 //! ([`MAX_DIFF_BATCHES`]), so the caller can compute each batch in parallel:
 //!
-//! 1. paths of the fixes, the reverts and their reverted changes;
+//! 1. paths of the fixes to link (and of the remedies the self-check links blind), the reverts and their reverted
+//!    changes;
 //! 2. paths of the fix-after-change candidates, restricted to the paths of the fixes whose window holds them
 //!    ([`DiffRequest::among`]): only a shared path links, and on real histories these are most of the diffs;
-//! 3. whole paths of the candidates that were linked;
-//! 4. lines ([`DiffDetail::Lines`]) of the other remedies and their failing changes, except the pairs whose paths
-//!    already decide the rule (a CI rule, or a remedy outside the failing change's files).
+//! 3. lines ([`DiffDetail::Lines`]) of the fixes' files that can be evidence, for the fixes with a candidate touching
+//!    one of them (without one, nothing can be linked whatever the lines say);
+//! 4. lines of the touching candidates in those shared files;
+//! 5. whole paths of the candidates that were linked and of the changes named by SHA;
+//! 6. lines of the other remedies and their failing changes, except the pairs whose paths already decide the rule
+//!    (a CI rule, or a remedy outside the failing change's files).
 //!
 //! # Failures (detection, first match wins)
 //!
@@ -1174,9 +1178,7 @@ pub fn analyze<E>(
     }
     let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
 
-    // Batch 1 (paths): the linkable remedies, reverts and their reverted changes. Batch 2 (lines): the linkable
-    // remedies' lines in their files that can be evidence: a task or data file (`.beads/issues.jsonl`, megabytes,
-    // touched by most commits of an agent's repository) is never diffed line by line.
+    // Batch 1 (paths): the linkable remedies, reverts and their reverted changes.
     let mut got = Diffs::new(&history);
     let reverts = pending
         .iter()
@@ -1186,43 +1188,6 @@ pub fn analyze<E>(
     let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
     fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
     crate::timing::mark("  batch 1 (paths of remedies)");
-    let ignored = &history.matchers.ignore_paths;
-    let scoped = linkable.iter().filter_map(|&pos| {
-        let files = got.get(pos)?;
-        let evidence: BTreeSet<String> = files
-            .files
-            .iter()
-            .map(|file| file.path.clone())
-            .filter(|path| !ignored.matches(path))
-            .collect();
-        (!evidence.is_empty()).then_some((pos, Some(evidence)))
-    });
-    let lines = requests(&history, scoped.collect::<Vec<_>>());
-    let mut remedy_lines = Diffs::new(&history);
-    fetch(
-        &history,
-        lines,
-        DiffDetail::Lines,
-        diffs,
-        &mut remedy_lines,
-        &mut summary,
-    )?;
-    for (pos, slot) in remedy_lines.0.into_iter().enumerate() {
-        if let Some(diff) = slot {
-            got.0[pos] = Some(merge_lines(got.0[pos].take(), diff));
-        }
-    }
-
-    crate::timing::mark("  batch 2 (lines of remedies)");
-    // Each linkable remedy's evidence: the lines it removes or rewrites, per file, and the candidates in its window.
-    let ignore = &history.matchers.ignore_paths;
-    let evidence: Vec<link::Removed> = linkable
-        .par_iter()
-        .map(|&pos| {
-            got.get(pos)
-                .map_or_else(link::Removed::default, |diff| link::Removed::of(diff, ignore))
-        })
-        .collect();
     // Each remedy's window: its candidates, whether it was cut at `max_candidates`, and the commits in it passed
     // through as mass changes by subject (by file count below).
     let scanned: Vec<(Vec<usize>, bool, Vec<usize>)> = linkable
@@ -1253,8 +1218,10 @@ pub fn analyze<E>(
         windows.push(chosen);
     }
 
-    // Batch 3 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
-    // them. Only a shared file can carry evidence.
+    // Batch 2 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
+    // them. Only a shared file can carry evidence. A task or data file (`.beads/issues.jsonl`, megabytes, touched by
+    // most commits of an agent's repository) never does.
+    let ignore = &history.matchers.ignore_paths;
     let remedy_paths: Vec<BTreeSet<&str>> = linkable
         .iter()
         .map(|&pos| {
@@ -1278,9 +1245,57 @@ pub fn analyze<E>(
         &mut touched,
         &mut summary,
     )?;
-    crate::timing::mark("  batch 3 (paths of candidates)");
+    crate::timing::mark("  batch 2 (paths of candidates)");
+    let touches = |pos: usize, paths: &BTreeSet<&str>| {
+        touched
+            .get(pos)
+            .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
+    };
 
-    // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files.
+    // Batch 3 (lines): the lines of the remedies' files that can be evidence, for the remedies with a candidate
+    // touching one of them. Without one, neither the lines nor the weak fallback can name a failing change: the fix
+    // is unattributed whatever it removes, and its lines are not read (most fixes of a long history: on vite 2 of 3).
+    let lined: Vec<usize> = linkable
+        .iter()
+        .zip(&windows)
+        .zip(&remedy_paths)
+        .filter(|((_, window), paths)| !paths.is_empty() && window.iter().any(|&pos| touches(pos, paths)))
+        .map(|((&pos, _), _)| pos)
+        .collect();
+    let scoped = lined.iter().filter_map(|&pos| {
+        let files = got.get(pos)?;
+        let evidence: BTreeSet<String> = files
+            .files
+            .iter()
+            .map(|file| file.path.clone())
+            .filter(|path| !ignore.matches(path))
+            .collect();
+        (!evidence.is_empty()).then_some((pos, Some(evidence)))
+    });
+    let lines = requests(&history, scoped.collect::<Vec<_>>());
+    let mut remedy_lines = Diffs::new(&history);
+    fetch(
+        &history,
+        lines,
+        DiffDetail::Lines,
+        diffs,
+        &mut remedy_lines,
+        &mut summary,
+    )?;
+    crate::timing::mark("  batch 3 (lines of remedies)");
+    // Each linkable remedy's evidence: the lines it removes or rewrites, per file (none read: none). The lines join
+    // the remedies' whole paths in `got` once the paths borrowed from there are no longer needed (below).
+    let evidence: Vec<link::Removed> = linkable
+        .par_iter()
+        .map(|&pos| {
+            remedy_lines
+                .get(pos)
+                .map_or_else(link::Removed::default, |diff| link::Removed::of(diff, ignore))
+        })
+        .collect();
+
+    // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files (the requests of
+    // batch 2, shared).
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
     let asked: Vec<DiffRequest> = restricted
         .into_iter()
@@ -1307,11 +1322,6 @@ pub fn analyze<E>(
         .flat_map(|blame| blame.tally.iter().map(|&(c, _)| c))
         .collect();
     // The weak fallback of a remedy without evidence: the most recent candidate touching a shared file.
-    let touches = |pos: usize, paths: &BTreeSet<&str>| {
-        touched
-            .get(pos)
-            .is_some_and(|diff| diff.files.iter().any(|file| paths.contains(file.path.as_str())))
-    };
     let fallback: Vec<Option<usize>> = windows
         .iter()
         .zip(&evidence)
@@ -1324,6 +1334,12 @@ pub fn analyze<E>(
         })
         .collect();
     whole_wanted.extend(fallback.iter().flatten());
+    drop(remedy_paths);
+    for (pos, slot) in remedy_lines.0.into_iter().enumerate() {
+        if let Some(diff) = slot {
+            got.0[pos] = Some(merge_lines(got.0[pos].take(), diff));
+        }
+    }
     for p in &pending {
         whole_wanted.extend(p.failing);
     }
@@ -1441,8 +1457,8 @@ pub fn analyze<E>(
     }
 
     // Batch 6 (lines): what classification still needs for the SHA-named failures. A remedy needs the lines of all
-    // its files (unless batch 2 read them); a failing change only those of its remedies' files.
-    let with_lines: BTreeSet<usize> = linkable.iter().copied().collect();
+    // its files (unless batch 3 read them); a failing change only those of its remedies' files.
+    let with_lines: BTreeSet<usize> = lined.iter().copied().collect();
     let mut lines_wanted: BTreeMap<usize, LineScope> = BTreeMap::new();
     for p in pending
         .iter()

@@ -1059,14 +1059,23 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
             // The fixes, the Fixes remedy inside its window (for the self-check), the revert and its reverted
             // change: paths.
             (ids(&[6, 5, 4, 3, 2]), DiffDetail::Paths),
-            // The linkable remedies' lines, in their files that can be evidence.
+            // Every candidate of a window, at the paths of the remedies whose window holds it.
             (
                 vec![
-                    DiffRequest {
-                        id: oid(6),
-                        line_paths: Some(std::sync::Arc::new(paths(&["src/new.rs"]))),
-                        only_paths: None
-                    },
+                    // Only fix 6's window holds fix 5.
+                    restricted(5, &["src/new.rs"], false),
+                    restricted(4, &["src/a.rs", "src/new.rs"], false),
+                    restricted(3, &["src/a.rs", "src/new.rs"], false),
+                    restricted(2, &["src/a.rs", "src/new.rs"], false),
+                    restricted(1, &["src/a.rs", "src/new.rs"], false),
+                ],
+                DiffDetail::Paths
+            ),
+            // The lines of the linkable remedies with a candidate touching one of their files, in their files that
+            // can be evidence. Fix 6 has none (no candidate of its window touched `src/new.rs`): it is unattributed
+            // whatever its lines say, and they are not read.
+            (
+                vec![
                     DiffRequest {
                         id: oid(5),
                         line_paths: Some(std::sync::Arc::new(paths(&["src/a.rs"]))),
@@ -1079,18 +1088,6 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
                     },
                 ],
                 DiffDetail::Lines
-            ),
-            // Every candidate of a window, at the paths of the remedies whose window holds it.
-            (
-                vec![
-                    // Only fix 6's window holds fix 5.
-                    restricted(5, &["src/new.rs"], false),
-                    restricted(4, &["src/a.rs", "src/new.rs"], false),
-                    restricted(3, &["src/a.rs", "src/new.rs"], false),
-                    restricted(2, &["src/a.rs", "src/new.rs"], false),
-                    restricted(1, &["src/a.rs", "src/new.rs"], false),
-                ],
-                DiffDetail::Paths
             ),
             // The candidates that touched one of those paths: their lines there.
             (
@@ -1120,7 +1117,7 @@ fn diffs_are_requested_in_at_most_six_batches_candidates_only_at_their_fixes_pat
             analysis.history.diffs_requested,
             analysis.history.diffs_missing
         ),
-        (6, 17, 0)
+        (6, 16, 0)
     );
     // The Fixes remedy names change 1, inside its window: the blind linker finds no evidence for it (its removed
     // line is older than the window), so the self-check counts it unlinked.
