@@ -96,7 +96,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -232,6 +232,7 @@ pub enum LinkRule {
     CitationSha,
     CitationShaOutsideHistory,
     CitationShaAmbiguous,
+    CitationPullRequest,
     FixLines,
     FixAdjacent,
     FixFiles,
@@ -241,7 +242,7 @@ pub enum LinkRule {
 }
 
 impl LinkRule {
-    pub const ALL: [LinkRule; 17] = [
+    pub const ALL: [LinkRule; 18] = [
         LinkRule::RevertSha,
         LinkRule::RevertSubject,
         LinkRule::RevertShaOutsideHistory,
@@ -253,6 +254,7 @@ impl LinkRule {
         LinkRule::CitationSha,
         LinkRule::CitationShaOutsideHistory,
         LinkRule::CitationShaAmbiguous,
+        LinkRule::CitationPullRequest,
         LinkRule::FixLines,
         LinkRule::FixAdjacent,
         LinkRule::FixFiles,
@@ -274,6 +276,7 @@ impl LinkRule {
             LinkRule::CitationSha => "citation.sha",
             LinkRule::CitationShaOutsideHistory => "citation.sha-outside-history",
             LinkRule::CitationShaAmbiguous => "citation.sha-ambiguous",
+            LinkRule::CitationPullRequest => "citation.pull-request",
             LinkRule::FixLines => "fix-after-change.lines",
             LinkRule::FixAdjacent => "fix-after-change.adjacent",
             LinkRule::FixFiles => "fix-after-change.files",
@@ -300,6 +303,10 @@ impl LinkRule {
             LinkRule::CitationSha => "a fix whose body cites the commit that introduced the defect, by SHA",
             LinkRule::CitationShaOutsideHistory => "a fix citing a SHA that is not in the walked history",
             LinkRule::CitationShaAmbiguous => "a fix citing an abbreviated SHA that matches several walked commits",
+            LinkRule::CitationPullRequest => {
+                "a commit citing the pull request that introduced the defect (`regression from #123`): the walked \
+                 commit that landed it (a squash merge `… (#123)`, or the merge of `Merge pull request #123`)"
+            }
             LinkRule::FixLines => {
                 "a fix naming no SHA: the change in the window that last added the most of the lines it removes or \
                  rewrites (line evidence; mass changes passed through)"
@@ -623,6 +630,9 @@ pub struct HistorySummary {
     /// Named SHAs that resolve to no walked commit, or to several (an abbreviation).
     pub shas_outside_history: u64,
     pub shas_ambiguous: u64,
+    /// Pull request numbers cited as the culprit that no walked commit's subject says it landed, or several do
+    /// (version 4; an issue's number, or a pull request outside the walked history): not links.
+    pub pull_requests_not_found: u64,
     /// Reverts without SHA whose reverted subject matches no earlier commit.
     pub revert_subjects_not_found: u64,
     /// Calls of the diff callback, ids requested, and requested ids it returned no diff for.
@@ -733,6 +743,8 @@ struct Parsed {
     fixes_not_sha: u64,
     /// SHAs the body cites as the culprit (see [`text::cited_shas`]) when the commit is a fix or names a culprit.
     cited_shas: Vec<String>,
+    /// Pull request numbers the subject or body cites as the culprit (see [`text::cited_pull_requests`]; version 4).
+    cited_pull_requests: Vec<u64>,
     fix: bool,
     /// A mass change by its subject (type, keywords, version number); by its file count it is decided later.
     mass_subject: bool,
@@ -801,6 +813,10 @@ impl Facts for MessageFacts {
         put_shas(out, &parsed.fixes_shas);
         out.extend_from_slice(&parsed.fixes_not_sha.to_le_bytes());
         put_shas(out, &parsed.cited_shas);
+        out.extend_from_slice(&(parsed.cited_pull_requests.len() as u32).to_le_bytes());
+        for number in &parsed.cited_pull_requests {
+            out.extend_from_slice(&number.to_le_bytes());
+        }
     }
 
     fn decode(r: &mut cache_file::Reader<'_>) -> Result<Self, String> {
@@ -821,6 +837,7 @@ impl Facts for MessageFacts {
             fixes_shas: shas(r)?,
             fixes_not_sha: r.u64()?,
             cited_shas: shas(r)?,
+            cited_pull_requests: (0..r.count(8)?).map(|_| r.u64()).collect::<Result<_, _>>()?,
         }))
     }
 }
@@ -881,6 +898,19 @@ impl Parsed {
             .map(|citation| citation.sha)
             .filter(|sha| !fixes_shas.contains(sha))
             .collect();
+        // A pull request number after a culprit phrase, in the subject (vite: `…, regression from #15365 (#15559)`)
+        // or the body.
+        let cited_pull_requests = if spec.citation.pull_requests {
+            let mut numbers = text::cited_pull_requests(&row.subject, &spec.citation.culprit_phrases);
+            for number in text::cited_pull_requests(&row.body, &spec.citation.culprit_phrases) {
+                if !numbers.contains(&number) {
+                    numbers.push(number);
+                }
+            }
+            numbers
+        } else {
+            Vec::new()
+        };
         let mass_subject = text::conventional(&row.subject).is_some_and(|(kind, _)| {
             spec.link
                 .mass_change_types
@@ -897,6 +927,7 @@ impl Parsed {
             fixes_shas,
             fixes_not_sha,
             cited_shas,
+            cited_pull_requests,
             fix,
             mass_subject,
         }
@@ -1174,6 +1205,31 @@ pub fn analyze<E>(
     {
         if let Some(failing) = p.failing.filter(|&failing| in_window(p.remedy, failing)) {
             checked.entry(p.remedy).or_default().insert(failing);
+        }
+    }
+    // A named merge (a pull request landed by a merge commit) is never a candidate: the blind link is right when it
+    // names one of the commits that merge brought to the main line.
+    let merges: BTreeSet<usize> = checked
+        .values()
+        .flatten()
+        .copied()
+        .filter(|&pos| history.parsed[pos].merge)
+        .collect();
+    if !merges.is_empty() {
+        let mut brought: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (pos, landing) in history.landing.iter().enumerate() {
+            if *landing != pos && merges.contains(landing) {
+                brought.entry(*landing).or_default().push(pos);
+            }
+        }
+        for named in checked.values_mut() {
+            let extra: Vec<usize> = named
+                .iter()
+                .filter_map(|merge| brought.get(merge))
+                .flatten()
+                .copied()
+                .collect();
+            named.extend(extra);
         }
     }
     let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
@@ -1654,9 +1710,13 @@ fn requests(history: &History<'_>, positions: impl IntoIterator<Item = (usize, L
 fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>, Vec<usize>) {
     let mut pending = Vec::new();
     let mut fixes = Vec::new();
+    let landed = PullRequests::of(history);
     for (pos, parsed) in history.parsed.iter().enumerate() {
-        let detected =
-            parsed.is_revert() || !parsed.fixes_shas.is_empty() || !parsed.cited_shas.is_empty() || parsed.fix;
+        let detected = parsed.is_revert()
+            || !parsed.fixes_shas.is_empty()
+            || !parsed.cited_shas.is_empty()
+            || !parsed.cited_pull_requests.is_empty()
+            || parsed.fix;
         if parsed.merge {
             summary.merge_remedies_skipped += u64::from(detected);
             continue;
@@ -1724,14 +1784,28 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                 ));
             }
             summary.fixes_trailer_commits += u64::from(pending.len() > before);
-        } else if !parsed.cited_shas.is_empty() {
+        } else if !parsed.cited_shas.is_empty() || !parsed.cited_pull_requests.is_empty() {
             let links = (
                 LinkRule::CitationSha,
                 LinkRule::CitationShaOutsideHistory,
                 LinkRule::CitationShaAmbiguous,
             );
             let before = pending.len();
-            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.cited_shas, links, summary) {
+            let mut named = resolve_all(history, pos, &parsed.cited_shas, links, summary);
+            // A pull request number resolves only to a commit that landed it: an issue's number, or one that lands
+            // nowhere in the walked history, is counted and never a link.
+            for &number in &parsed.cited_pull_requests {
+                match landed.get(number) {
+                    Some(target) if target != pos => {
+                        if !named.iter().any(|(failing, _, _)| *failing == Some(target)) {
+                            named.push((Some(target), None, LinkRule::CitationPullRequest));
+                        }
+                    }
+                    Some(_) => {}
+                    None => summary.pull_requests_not_found += 1,
+                }
+            }
+            for (failing, failing_ref, link) in named {
                 // A citation of a later commit (a "see also") is no culprit.
                 if failing.is_some_and(|target| target < pos) {
                     continue;
@@ -1753,6 +1827,36 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
 }
 
 type Link = (Option<usize>, Option<String>, LinkRule);
+
+/// The walked commits that landed each pull request, by number (see [`text::landed_pull_request`]); built only when
+/// some commit cites one.
+struct PullRequests(HashMap<u64, Vec<usize>>);
+
+impl PullRequests {
+    fn of(history: &History<'_>) -> Self {
+        let mut landed: HashMap<u64, Vec<usize>> = HashMap::new();
+        if history
+            .parsed
+            .iter()
+            .any(|parsed| !parsed.cited_pull_requests.is_empty())
+        {
+            for (pos, row) in history.rows.iter().enumerate() {
+                if let Some(number) = text::landed_pull_request(&row.subject) {
+                    landed.entry(number).or_default().push(pos);
+                }
+            }
+        }
+        Self(landed)
+    }
+
+    /// The one walked commit that landed pull request `number`.
+    fn get(&self, number: u64) -> Option<usize> {
+        match self.0.get(&number).map(Vec::as_slice) {
+            Some(&[pos]) => Some(pos),
+            _ => None,
+        }
+    }
+}
 
 /// Resolves the SHAs a remedy at `pos` names: one link per distinct walked commit (never itself), one per
 /// unresolved SHA. `links` = (found, outside the history, ambiguous).

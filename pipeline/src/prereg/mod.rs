@@ -313,15 +313,22 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
     if spec.experiment != "p2" {
         return Err(format!("experiment = {:?}, expected \"p2\"", spec.experiment));
     }
-    // Version 3 adds one rule ([link] same_branch_hours) to version 2, whose files still run as written.
-    if !(2..=3).contains(&spec.version) {
+    // Version 3 adds one rule ([link] same_branch_hours) to version 2, version 4 one ([citation] pull_requests) to
+    // version 3; earlier versions' files still run as written.
+    if !(2..=4).contains(&spec.version) {
         return Err(format!(
-            "version = {}: this phase0 runs versions 2 and 3 of the P2 instrument (line-evidence linkage)",
+            "version = {}: this phase0 runs versions 2 to 4 of the P2 instrument (line-evidence linkage)",
             spec.version
         ));
     }
     if spec.version == 2 && spec.link.same_branch_hours > 0 {
         return Err("version = 2 with [link] same_branch_hours: that rule is version 3's".to_string());
+    }
+    if spec.version < 4 && spec.citation.pull_requests {
+        return Err(format!(
+            "version = {} with [citation] pull_requests: that rule is version 4's",
+            spec.version
+        ));
     }
     let open_unit = |name: &str, value: f64| {
         if value > 0.0 && value < 1.0 {
@@ -467,7 +474,8 @@ mod tests {
             ),
             (0.05, 50, 7, 7)
         );
-        assert_eq!((spec.version, spec.link.same_branch_hours), (3, 24));
+        assert_eq!((spec.version, spec.link.same_branch_hours), (4, 24));
+        assert!(spec.citation.pull_requests);
         assert_eq!(spec.link.mass_change_files, 100);
         assert!(spec.classify.ci_paths.iter().any(|p| p == "*_test.go"));
         assert_eq!(prereg.sha256, sha256_hex(P2_DEFAULT.as_bytes()));
@@ -506,16 +514,19 @@ mod tests {
                 .ends_with("revert.words[0] = \"\" has no letter or digit")
         );
 
-        // A version-2 file runs as written (no same-branch rule); version 3's rule in a version-2 file is refused.
+        // Earlier versions' files run as written (version 2: no same-branch rule; version 3: no pull request
+        // citations); a later version's rule in an earlier version's file is refused.
+        let v3 = P2_DEFAULT
+            .replace("version = 4", "version = 3")
+            .replace("pull_requests = true", "");
         std::fs::write(
             &path,
-            P2_DEFAULT
-                .replace("version = 3", "version = 2")
+            v3.replace("version = 3", "version = 2")
                 .replace("same_branch_hours = 24", ""),
         )
         .unwrap();
         assert_eq!(Prereg::p2(Some(&path)).unwrap().spec.link.same_branch_hours, 0);
-        std::fs::write(&path, P2_DEFAULT.replace("version = 3", "version = 2")).unwrap();
+        std::fs::write(&path, v3.replace("version = 3", "version = 2")).unwrap();
         assert_eq!(
             Prereg::p2(Some(&path)).unwrap_err().to_string(),
             format!(
@@ -523,10 +534,20 @@ mod tests {
                 path.display()
             )
         );
-        std::fs::write(&path, P2_DEFAULT.replace("version = 3", "version = 4")).unwrap();
+        std::fs::write(&path, &v3).unwrap();
+        assert!(!Prereg::p2(Some(&path)).unwrap().spec.citation.pull_requests);
+        std::fs::write(&path, P2_DEFAULT.replace("version = 4", "version = 3")).unwrap();
+        assert_eq!(
+            Prereg::p2(Some(&path)).unwrap_err().to_string(),
+            format!(
+                "{}:1: version = 3 with [citation] pull_requests: that rule is version 4's",
+                path.display()
+            )
+        );
+        std::fs::write(&path, P2_DEFAULT.replace("version = 4", "version = 5")).unwrap();
         assert!(
             Prereg::p2(Some(&path)).unwrap_err().to_string().ends_with(
-                "version = 4: this phase0 runs versions 2 and 3 of the P2 instrument (line-evidence linkage)"
+                "version = 5: this phase0 runs versions 2 to 4 of the P2 instrument (line-evidence linkage)"
             )
         );
 

@@ -70,6 +70,10 @@ pub struct P2FixesTrailer {
 pub struct P2Citation {
     /// Phrases after which a SHA names the culprit (`introduced in 1234abc`), besides git's `<sha> (<subject>, …)`.
     pub culprit_phrases: Vec<String>,
+    /// Whether a pull request number after one of those phrases (`regression from #15365`) names the culprit too:
+    /// the walked commit that landed it (version 4; absent = off, as in versions 1 to 3).
+    #[serde(default)]
+    pub pull_requests: bool,
 }
 
 /// How a fix that names no SHA is linked to the change that introduced its defect (line evidence).

@@ -20,7 +20,7 @@ use super::git::RememberedCommits;
 
 const MAGIC: &[u8] = b"phase0-p2-commits";
 /// Bumped whenever what a row or `F` holds changes meaning (message decoding, the facts' parsing).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// An experiment's facts about one commit, as the cache stores them.
 pub trait Facts: Sized + Send + Sync {
@@ -288,8 +288,8 @@ mod tests {
         assert_eq!(cache.len(), 0);
         assert!(
             warning.as_deref().unwrap().ends_with(&format!(
-                "written by phase0 {} (format 1) under the pre-registration abc, not this run's; the cache is \
-                 ignored and rewritten",
+                "written by phase0 {} (format {FORMAT}) under the pre-registration abc, not this run's; the cache \
+                 is ignored and rewritten",
                 env!("CARGO_PKG_VERSION")
             )),
             "{warning:?}"

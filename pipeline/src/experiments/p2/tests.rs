@@ -405,6 +405,82 @@ fn fixes_trailer_with_an_abbreviated_sha_and_a_rewritten_line_is_human_review() 
     assert_eq!(analysis.failures[0].time_to_remedy_seconds, Some(2 * DAY));
 }
 
+/// vite's `fix: hmr for env files, regression from #15365 (#15559)` and deno's `Fixes a regression from #33465`:
+/// with version 4, a pull request number after a culprit phrase names the commit that landed it.
+fn pull_request_citations() -> Fixture {
+    Fixture::new(vec![
+        c(1, 0.0, "feat: add a (#10)", add_a()),
+        c(2, 0.5, "chore: unrelated (#11)", vec![file("src/b.rs", &["x"], &[])]),
+        c(
+            3,
+            2.0,
+            "fix: handle the empty case, regression from #10 (#12)",
+            vec![file("src/a.rs", &["    let x = 2;"], &["    let x = 1;"])],
+        ),
+        c(
+            4,
+            3.0,
+            "docs: say why (#13)\n\nCaused by #99, an issue; broken by PR #11.",
+            vec![file("src/b.rs", &["y"], &["x"])],
+        ),
+    ])
+}
+
+#[test]
+fn a_pull_request_cited_as_the_culprit_names_the_commit_that_landed_it() {
+    let fixture = pull_request_citations();
+    let analysis = fixture.run();
+    assert_eq!(
+        rows(&analysis),
+        [
+            row(
+                4,
+                Some(2),
+                FailureKind::Citation,
+                "citation.pull-request",
+                ClassRule::ReviewLines
+            ),
+            row(
+                3,
+                Some(1),
+                FailureKind::Citation,
+                "citation.pull-request",
+                ClassRule::ReviewLines
+            ),
+        ]
+    );
+    // #99 lands nowhere: counted, never a link.
+    assert_eq!(analysis.history.pull_requests_not_found, 1);
+    assert_eq!(analysis.history.citation_commits, 2);
+    // Both name a change inside the window (two days and 2.5 days older), and the blind linker finds each on the line
+    // the remedy rewrites.
+    assert_eq!(
+        (
+            analysis.self_check.named,
+            analysis.self_check.correct,
+            analysis.self_check.unlinked
+        ),
+        (2, 2, 0)
+    );
+
+    // Version 3 read no pull request numbers: fix 3 is linked blind (to the same change), commit 4 is no remedy.
+    let mut v3 = spec();
+    v3.citation.pull_requests = false;
+    let (analysis, _) = fixture.run_with(&fixture.sorted(), &v3);
+    assert_eq!(
+        rows(&analysis),
+        [row(
+            3,
+            Some(1),
+            FailureKind::FixAfterChange,
+            "fix-after-change.lines",
+            ClassRule::ReviewLines
+        )]
+    );
+    assert_eq!(analysis.history.pull_requests_not_found, 0);
+    assert_eq!(analysis.self_check.named, 0);
+}
+
 #[test]
 fn fixes_trailers_outside_the_history_or_ambiguous_are_reported() {
     let trailers = [("Fixes", "0000000000aa"), ("fixes", "abcdef1")];

@@ -248,6 +248,72 @@ pub(crate) fn cited_shas(body: &str, phrases: &[String], min_len: usize) -> Vec<
     shas
 }
 
+/// The pull request numbers a message cites as the culprit: `#N` right after one of `phrases` (`regression from
+/// #15365`, `introduced in PR #33208`, `caused by pull request #12`), in order, without repeats. A number that is not
+/// followed by a word boundary (`#12a`) or has more than nine digits is not one.
+pub(crate) fn cited_pull_requests(text: &str, phrases: &[String]) -> Vec<u64> {
+    let mut numbers: Vec<u64> = Vec::new();
+    for line in text.lines() {
+        let lower = line.to_ascii_lowercase();
+        for phrase in phrases
+            .iter()
+            .map(|p| p.trim().to_ascii_lowercase())
+            .filter(|p| !p.is_empty())
+        {
+            let mut from = 0;
+            while let Some(found) = lower[from..].find(phrase.as_str()) {
+                let start = from + found;
+                from = start + phrase.len();
+                let starts_word = !lower[..start].ends_with(|c: char| c.is_ascii_alphanumeric());
+                let mut rest = lower[from..].trim_start_matches(' ');
+                for filler in ["pull request ", "pr "] {
+                    if let Some(after) = rest.strip_prefix(filler) {
+                        rest = after.trim_start_matches(' ');
+                    }
+                }
+                let Some(digits) = rest.strip_prefix('#') else { continue };
+                let len = digits.bytes().take_while(u8::is_ascii_digit).count();
+                let ends_word = !digits[len..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                if !starts_word || len == 0 || len > 9 || !ends_word {
+                    continue;
+                }
+                if let Ok(number) = digits[..len].parse::<u64>()
+                    && !numbers.contains(&number)
+                {
+                    numbers.push(number);
+                }
+            }
+        }
+    }
+    numbers
+}
+
+/// The pull request a commit's subject says it landed: GitHub's squash merge (`subject (#123)` at the end), its merge
+/// commit (`Merge pull request #123 from …`) or bors's (`Auto merge of #123 - …`).
+pub(crate) fn landed_pull_request(subject: &str) -> Option<u64> {
+    let subject = subject.trim();
+    let number = |digits: &str| -> Option<u64> {
+        (!digits.is_empty() && digits.len() <= 9 && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    };
+    if let Some(rest) = subject.strip_suffix(')')
+        && let Some(at) = rest.rfind("(#")
+    {
+        return number(&rest[at + 2..]);
+    }
+    for prefix in ["Merge pull request #", "Auto merge of #"] {
+        if let Some(rest) = subject.strip_prefix(prefix) {
+            let digits = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or_default();
+            let after = &rest[digits.len()..];
+            if after.starts_with(' ') {
+                return number(digits);
+            }
+        }
+    }
+    None
+}
+
 /// Whether `subject` starts with a version number (`2.8.3 (#35144)`, `v1.2.0`, `Git 2.47`, `Release 1.0`,
 /// `Version 3.1-rc1`): a release commit.
 pub(crate) fn starts_with_version(subject: &str) -> bool {
@@ -502,6 +568,48 @@ pub(crate) fn revert_reason_words(body: &str, trailer_tokens: &[&str], spec: &P2
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pull_requests_cited_as_the_culprit() {
+        let phrases: Vec<String> = ["introduced in", "regression from", "caused by", "broken by"]
+            .map(String::from)
+            .to_vec();
+        // vite d1b143fd, deno's bodies, and what is not a citation.
+        assert_eq!(
+            cited_pull_requests("fix: hmr for env files, regression from #15365 (#15559)", &phrases),
+            [15365]
+        );
+        assert_eq!(
+            cited_pull_requests(
+                "The JS-based `ConnectionsList` introduced in #33208 (the `node:http`\nFixes a regression from \
+                 #33465 where\ncaused by PR #12, Caused by pull request #13; introduced in #33208 again",
+                &phrases
+            ),
+            [33208, 33465, 12, 13]
+        );
+        for text in [
+            "fix: regression from #12a",
+            "fix: regression from # 12",
+            "fix: regression from 12",
+            "fix: xcaused by #12",
+            "fix: regression from #1234567890",
+            "fix: closes #12",
+            "refs rust-lang/rust#12 introduced in rust",
+        ] {
+            assert_eq!(cited_pull_requests(text, &phrases), Vec::<u64>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_pull_request_a_subject_landed() {
+        assert_eq!(landed_pull_request("fix(hmr): handle invalidate (#23171)"), Some(23171));
+        assert_eq!(landed_pull_request("Merge pull request #1234 from a/b"), Some(1234));
+        assert_eq!(landed_pull_request("Auto merge of #5678 - a:b, r=c"), Some(5678));
+        assert_eq!(landed_pull_request("fix: see (#12) above"), None);
+        assert_eq!(landed_pull_request("fix: (#12a)"), None);
+        assert_eq!(landed_pull_request("Merge pull request #12"), None);
+        assert_eq!(landed_pull_request("Merge branch 'x'"), None);
+    }
 
     fn spec() -> P2Revert {
         crate::prereg::Prereg::p2(None).unwrap().spec.revert
