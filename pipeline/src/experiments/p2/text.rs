@@ -253,13 +253,19 @@ pub(crate) fn cited_shas(body: &str, phrases: &[String], min_len: usize) -> Vec<
 /// followed by a word boundary (`#12a`) or has more than nine digits is not one.
 pub(crate) fn cited_pull_requests(text: &str, phrases: &[String]) -> Vec<u64> {
     let mut numbers: Vec<u64> = Vec::new();
-    for line in text.lines() {
+    // Most messages have no `#` at all: nothing to lower-case or search (on git.git's 82k messages, doing so for
+    // every line cost a tenth of the run).
+    if memchr::memchr(b'#', text.as_bytes()).is_none() {
+        return numbers;
+    }
+    let phrases: Vec<String> = phrases
+        .iter()
+        .map(|p| p.trim().to_ascii_lowercase())
+        .filter(|p| !p.is_empty())
+        .collect();
+    for line in text.lines().filter(|line| line.contains('#')) {
         let lower = line.to_ascii_lowercase();
-        for phrase in phrases
-            .iter()
-            .map(|p| p.trim().to_ascii_lowercase())
-            .filter(|p| !p.is_empty())
-        {
+        for phrase in &phrases {
             let mut from = 0;
             while let Some(found) = lower[from..].find(phrase.as_str()) {
                 let start = from + found;
