@@ -439,17 +439,24 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         "  self-check      no fix names a culprit inside the window: the linker's accuracy is not measured here\n"
             .to_string()
     } else {
+        // Without a blind link the precision is undefined and has no interval: nothing is printed for it.
+        let with_interval = |value: &str, interval: &str| {
+            [text(&["self_check", value]), text(&["self_check", interval])]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         format!(
-            "  self-check      blind links of {} fixes naming their culprit: {} right, {} wrong, {} unlinked; \
-             precision {} {}, recall {} {}\n",
+            "  self-check      blind links of {} {} naming their culprit: {} right, {} wrong, {} unlinked; \
+             precision {}, recall {}\n",
             check.named,
+            if check.named == 1 { "fix" } else { "fixes" },
             check.correct,
             check.wrong,
             check.unlinked,
-            text(&["self_check", "precision"]),
-            text(&["self_check", "precision_ci"]),
-            text(&["self_check", "recall"]),
-            text(&["self_check", "recall_ci"]),
+            with_interval("precision", "precision_ci"),
+            with_interval("recall", "recall_ci"),
         )
     });
     if let Some(audit) = &envelope.report.audit {
