@@ -31,11 +31,14 @@
 //!    `Revert^3 "X"`) removes X again: a failure of the reapplication. The original revert of X stays a failure.
 //! 2. **`Fixes:` trailer** (`fixes-trailer.*`): every trailer with a pre-registered token whose value starts with a
 //!    SHA (`Fixes: 1234abcd5678 ("subject")`) names a failing change; values such as `#123` are counted, not links.
+//!    **Citation** (`citation.*`): a message that cites the culprit names it: a SHA in git's citation style
+//!    (`1234abcd5678 (subject, date)`, in a fix) or after a culprit phrase (`introduced in 1234abc`), and from
+//!    version 4 a pull request number after one (`regression from #123`: the one walked commit that landed it).
 //! 3. **Fix after change** (`fix-after-change.*`): a commit that is a fix (conventional type `fix`/`hotfix`/…, or
-//!    a fix keyword among the subject's words) and names no SHA is linked to the most recent earlier non-fix,
-//!    non-revert, non-merge change at most `window_days` older (committer time) that touched at least one of the
-//!    same paths (`ignore_paths` such as lock files and changelogs never link). With none, the fix is
-//!    *unattributed*: reported, never guessed.
+//!    a fix keyword leading the subject) and names no culprit is linked on line evidence ([`link`]): the change at
+//!    most `window_days` older (committer time) that last added the most of the lines it removes or rewrites
+//!    (`ignore_paths` such as lock files and task files never link). With none, the fix is *unattributed*:
+//!    reported, never guessed.
 //!
 //! "Earlier" is the order of the walked history: committer time, newest first, ties in input order.
 //!
