@@ -35,7 +35,7 @@
 //!    (`1234abcd5678 (subject, date)`, in a fix) or after a culprit phrase (`introduced in 1234abc`), and from
 //!    version 4 a pull request number after one (`regression from #123`: the one walked commit that landed it).
 //! 3. **Fix after change** (`fix-after-change.*`): a commit that is a fix (conventional type `fix`/`hotfix`/…, or
-//!    a fix keyword leading the subject) and names no culprit is linked on line evidence ([`link`]): the change at
+//!    a fix keyword leading the subject) and names no culprit is linked on line evidence (module `link`): the change at
 //!    most `window_days` older (committer time) that last added the most of the lines it removes or rewrites
 //!    (`ignore_paths` such as lock files and task files never link). With none, the fix is *unattributed*:
 //!    reported, never guessed.
