@@ -11,7 +11,7 @@
 //! 3. lines ([`DiffDetail::Lines`]) of the fixes' files that can be evidence, for the fixes with a candidate touching
 //!    one of them (without one, nothing can be linked whatever the lines say);
 //! 4. lines of the touching candidates in those shared files;
-//! 5. whole paths of the candidates that were linked and of the changes named by SHA;
+//! 5. whole paths of the candidates that were linked and of the changes a remedy names (by SHA or pull request);
 //! 6. lines of the other remedies and their failing changes, except the pairs whose paths already decide the rule
 //!    (a CI rule, or a remedy outside the failing change's files).
 //!

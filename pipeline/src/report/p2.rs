@@ -386,6 +386,14 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         }
         value.as_str().unwrap_or_default().to_string()
     };
+    // A value and its interval; an undefined value has no interval, and nothing is printed for it.
+    let with_interval = |value: &[&str], interval: &[&str]| {
+        [text(value), text(interval)]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let mut out = String::new();
     out.push_str(&format!(
         "P2 gate buckets — kill condition (pre-registered): {}\n",
@@ -415,12 +423,7 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         "  self-reflection {} of {} classified = {}\n",
         a.counts.self_reflection,
         a.counts.classified,
-        // An undefined share has no interval.
-        [text(&["self_reflection"]), text(&["self_reflection_ci"])]
-            .into_iter()
-            .filter(|part| !part.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
+        with_interval(&["self_reflection"], &["self_reflection_ci"])
     ));
     // Robustness is a property of a decision: beside INCONCLUSIVE there is nothing for the ambiguous to change.
     let robustness = match (fmt["decided"].as_bool() == Some(true), a.sensitivity.robust) {
@@ -439,24 +442,15 @@ pub fn stdout_block(envelope: &Envelope<P2Report>, spec: &P2Spec) -> String {
         "  self-check      no fix names a culprit inside the window: the linker's accuracy is not measured here\n"
             .to_string()
     } else {
-        // Without a blind link the precision is undefined and has no interval: nothing is printed for it.
-        let with_interval = |value: &str, interval: &str| {
-            [text(&["self_check", value]), text(&["self_check", interval])]
-                .into_iter()
-                .filter(|part| !part.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
         format!(
-            "  self-check      blind links of {} {} naming their culprit: {} right, {} wrong, {} unlinked; \
+            "  self-check      blind links of {} naming their culprit: {} right, {} wrong, {} unlinked; \
              precision {}, recall {}\n",
-            check.named,
-            if check.named == 1 { "fix" } else { "fixes" },
+            super::count(check.named, "fix", "fixes"),
             check.correct,
             check.wrong,
             check.unlinked,
-            with_interval("precision", "precision_ci"),
-            with_interval("recall", "recall_ci"),
+            with_interval(&["self_check", "precision"], &["self_check", "precision_ci"]),
+            with_interval(&["self_check", "recall"], &["self_check", "recall_ci"]),
         )
     });
     if let Some(audit) = &envelope.report.audit {

@@ -254,7 +254,7 @@ pub(crate) fn cited_shas(body: &str, phrases: &[String], min_len: usize) -> Vec<
 pub(crate) fn cited_pull_requests(text: &str, phrases: &[String]) -> Vec<u64> {
     let mut numbers: Vec<u64> = Vec::new();
     // Most messages have no `#` at all: nothing to lower-case or search (on git.git's 82k messages, doing so for
-    // every line cost a tenth of the run).
+    // every line made a run 14% slower).
     if memchr::memchr(b'#', text.as_bytes()).is_none() {
         return numbers;
     }
