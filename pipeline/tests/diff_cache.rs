@@ -189,11 +189,26 @@ fn a_weekly_rerun_after_one_new_commit_reads_the_rest_from_the_cache() {
         "2026-06-01T12:00:00Z",
         &["commit", "--quiet", "--allow-empty", "-m", "docs: nothing"],
     );
+    let commit_cache = || {
+        let file = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| path.extension().is_some_and(|e| e == "p2commits"))
+            .unwrap();
+        std::fs::read(file).unwrap()
+    };
+    let before = commit_cache();
     let second = week("second", Some(&cache));
     let line = |cache: &str| second.summary.lines().find(|l| l.contains(cache)).unwrap().to_string();
     assert!(line("diff cache").ends_with(", 0 computed"), "{}", line("diff cache"));
     // Reads only the new commit: the rest of the history comes from the commit cache.
     assert!(line("commit cache").ends_with(", 1 read"), "{}", line("commit cache"));
+    // Which is appended to the file, not written with the rest again; a third week reads it back.
+    let after = commit_cache();
+    assert!(after.len() > before.len() && after.starts_with(&before));
+    let third = week("third", Some(&cache));
+    let read = third.summary.lines().find(|l| l.contains("commit cache")).unwrap();
+    assert!(read.ends_with(", 0 read"), "{read}");
     week("uncached", None);
     for file in [
         "week.md",

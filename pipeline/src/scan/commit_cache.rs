@@ -5,22 +5,25 @@
 //! A commit's id names its parents, times and message, and the facts are a function of the message and the
 //! pre-registration, so a remembered commit is exactly what reading and parsing it again would give. The file
 //! carries the envelope of [`super::cache_file`] (phase0's version and the pre-registration's sha256): any other
-//! file is ignored with a warning and replaced. It holds the commits of the last run, no more.
+//! file is ignored with a warning and replaced. A run appends the commits it read to it; it is rewritten with the
+//! run's commits alone when more than a quarter of what it holds was not part of the run (a rebased branch, another
+//! `--rev`).
 //!
-//! An entry: the id, the parents (u32 count + ids), the tree (u8 0/1 + id), author and committer time (i64 each),
-//! whether the message is not UTF-8 (u8), the subject (u32 length + UTF-8), the body and trailers (u32 length +
-//! UTF-8; u32 count + token and value), then the facts as `F` encodes them. The experiment decides which commits
-//! keep their body and trailers (P2: reverts only, whose reason it reads later); the others are stored empty.
+//! A segment: the number of entries (u64), then per entry the id, the parents (u32 count + ids), the tree (u8 0/1 +
+//! id), author and committer time (i64 each), whether the message is not UTF-8 (u8), the subject (u32 length +
+//! UTF-8), the body and trailers (u32 length + UTF-8; u32 count + token and value), then the facts as `F` encodes
+//! them. The experiment decides which commits keep their body and trailers (P2: reverts only, whose reason it reads
+//! later); the others are stored empty. A later entry of a commit replaces an earlier one.
 
 use std::path::PathBuf;
 
-use super::cache_file::{self, Reader, put_id, put_text};
+use super::cache_file::{self, Reader, Tail, put_id, put_text};
 use super::commits::{CommitRow, ObjectId, Trailer};
 use super::git::RememberedCommits;
 
 const MAGIC: &[u8] = b"phase0-p2-commits";
 /// Bumped whenever what a row or `F` holds changes meaning (message decoding, the facts' parsing).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// An experiment's facts about one commit, as the cache stores them.
 pub trait Facts: Sized + Send + Sync {
@@ -39,6 +42,10 @@ pub struct CommitCache<F> {
     path: Option<PathBuf>,
     stamp: String,
     commits: gix::hashtable::HashMap<ObjectId, Entry<F>>,
+    /// The file as read, when it was valid: what an append continues.
+    tail: Option<Tail>,
+    /// Entries in the file, those a later one replaced included.
+    on_file: u64,
 }
 
 impl<F: Facts> CommitCache<F> {
@@ -48,6 +55,8 @@ impl<F: Facts> CommitCache<F> {
             path: None,
             stamp: String::new(),
             commits: Default::default(),
+            tail: None,
+            on_file: 0,
         }
     }
 
@@ -58,10 +67,13 @@ impl<F: Facts> CommitCache<F> {
             stamp: cache_file::stamp(prereg_sha256),
             ..Self::none()
         };
-        let warning = match std::fs::read(&path) {
-            Ok(bytes) => match decode(&bytes, &cache.stamp) {
-                Ok(commits) => {
+        let warning = match cache_file::read(&path) {
+            Ok(None) => None,
+            Ok(Some(read)) => match decode(&read, &cache.stamp) {
+                Ok((commits, on_file, tail)) => {
                     cache.commits = commits;
+                    cache.on_file = on_file;
+                    cache.tail = Some(tail);
                     None
                 }
                 Err(reason) => Some(format!(
@@ -69,7 +81,6 @@ impl<F: Facts> CommitCache<F> {
                     path.display()
                 )),
             },
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
             Err(error) => Some(format!(
                 "{}: cannot read the commit cache ({error}); ignored",
                 path.display()
@@ -93,9 +104,10 @@ impl<F: Facts> CommitCache<F> {
         self.commits.is_empty()
     }
 
-    /// Writes `rows` (this run's commits, their bodies and trailers as the experiment left them) with their facts,
-    /// atomically, unless the file already holds exactly these commits. Returns a warning when it cannot be written
-    /// (the reports do not depend on it). A row without facts is not written.
+    /// Keeps `rows` (this run's commits, their bodies and trailers as the experiment left them) with their facts:
+    /// appends those the file does not hold, or rewrites it with `rows` alone, atomically, when more than a quarter
+    /// of it would be commits not in `rows` (or it was not a valid cache). Returns a warning when it cannot be
+    /// written (the reports do not depend on it). A row without facts is not written.
     pub fn save<'f>(
         &self,
         rows: &[CommitRow],
@@ -106,46 +118,85 @@ impl<F: Facts> CommitCache<F> {
         F: 'f,
     {
         let path = self.path.as_ref()?;
-        if rows.len() == self.commits.len() && rows.iter().all(|row| self.commits.contains_key(&row.id)) {
-            return None;
-        }
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
-        let kept: Vec<(&CommitRow, &F)> = rows.iter().filter_map(|row| Some((row, facts(&row.id)?))).collect();
-        let entries = |sink: &mut cache_file::Sink<'_>| {
-            sink.buf.extend_from_slice(&(kept.len() as u64).to_le_bytes());
-            for &(row, facts) in &kept {
-                sink.flush_if_full()?;
-                let out = &mut sink.buf;
-                put_id(out, &row.id);
-                out.extend_from_slice(&(row.parents.len() as u32).to_le_bytes());
-                for parent in &row.parents {
-                    put_id(out, parent);
+        let known = rows.iter().filter(|row| self.commits.contains_key(&row.id)).count() as u64;
+        let stale = self.on_file - known;
+        let written = match &self.tail {
+            Some(tail) if stale * 4 <= self.on_file => {
+                let new: Vec<(&CommitRow, &F)> = rows
+                    .iter()
+                    .filter(|row| !self.commits.contains_key(&row.id))
+                    .filter_map(|row| Some((row, facts(&row.id)?)))
+                    .collect();
+                if new.is_empty() {
+                    return None;
                 }
-                match &row.tree {
-                    None => out.push(0),
-                    Some(tree) => {
-                        out.push(1);
-                        put_id(out, tree);
-                    }
+                match cache_file::append(path, tail, |sink| encode(sink, &new, &non_utf8)) {
+                    Ok(true) => Ok(()),
+                    // Another run replaced or extended the file since it was read: this run's commits, whole.
+                    Ok(false) => self.rewrite(path, rows, &non_utf8, &facts),
+                    Err(error) => Err(error),
                 }
-                out.extend_from_slice(&row.author_time.to_le_bytes());
-                out.extend_from_slice(&row.commit_time.to_le_bytes());
-                out.push(u8::from(non_utf8.contains(&row.id)));
-                put_text(out, &row.subject);
-                put_text(out, &row.body);
-                out.extend_from_slice(&(row.trailers.len() as u32).to_le_bytes());
-                for trailer in &row.trailers {
-                    put_text(out, &trailer.token);
-                    put_text(out, &trailer.value);
-                }
-                facts.encode(out);
             }
-            Ok(())
+            _ => self.rewrite(path, rows, &non_utf8, &facts),
         };
-        cache_file::write_sealed(path, cache_file::header(MAGIC, FORMAT, &self.stamp), entries)
+        written
             .err()
             .map(|error| format!("{}: cannot write the commit cache ({error})", path.display()))
     }
+
+    fn rewrite<'f>(
+        &self,
+        path: &std::path::Path,
+        rows: &[CommitRow],
+        non_utf8: &gix::hashtable::HashSet<ObjectId>,
+        facts: &impl Fn(&ObjectId) -> Option<&'f F>,
+    ) -> std::io::Result<()>
+    where
+        F: 'f,
+    {
+        let kept: Vec<(&CommitRow, &F)> = rows.iter().filter_map(|row| Some((row, facts(&row.id)?))).collect();
+        cache_file::write_new(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
+            encode(sink, &kept, non_utf8)
+        })
+    }
+}
+
+/// One segment: `rows` with their facts.
+fn encode<F: Facts>(
+    sink: &mut cache_file::Sink<'_>,
+    rows: &[(&CommitRow, &F)],
+    non_utf8: &gix::hashtable::HashSet<ObjectId>,
+) -> std::io::Result<()> {
+    sink.buf.extend_from_slice(&(rows.len() as u64).to_le_bytes());
+    for &(row, facts) in rows {
+        sink.flush_if_full()?;
+        let out = &mut sink.buf;
+        put_id(out, &row.id);
+        out.extend_from_slice(&(row.parents.len() as u32).to_le_bytes());
+        for parent in &row.parents {
+            put_id(out, parent);
+        }
+        match &row.tree {
+            None => out.push(0),
+            Some(tree) => {
+                out.push(1);
+                put_id(out, tree);
+            }
+        }
+        out.extend_from_slice(&row.author_time.to_le_bytes());
+        out.extend_from_slice(&row.commit_time.to_le_bytes());
+        out.push(u8::from(non_utf8.contains(&row.id)));
+        put_text(out, &row.subject);
+        put_text(out, &row.body);
+        out.extend_from_slice(&(row.trailers.len() as u32).to_le_bytes());
+        for trailer in &row.trailers {
+            put_text(out, &trailer.token);
+            put_text(out, &trailer.value);
+        }
+        facts.encode(out);
+    }
+    Ok(())
 }
 
 impl<F: Facts> RememberedCommits for CommitCache<F> {
@@ -158,47 +209,58 @@ impl<F: Facts> RememberedCommits for CommitCache<F> {
     }
 }
 
-fn decode<F: Facts>(bytes: &[u8], stamp: &str) -> Result<gix::hashtable::HashMap<ObjectId, Entry<F>>, String> {
-    let mut r = cache_file::open(bytes, MAGIC, FORMAT, stamp, "commit cache")?;
-    let count = r.u64()?;
+type Decoded<F> = (gix::hashtable::HashMap<ObjectId, Entry<F>>, u64, Tail);
+
+fn decode<F: Facts>(read: &cache_file::FileBytes, stamp: &str) -> Result<Decoded<F>, String> {
+    let segments = cache_file::open(read, MAGIC, FORMAT, stamp, "commit cache")?;
     let mut commits = gix::hashtable::HashMap::default();
-    for _ in 0..count {
-        let id = r.id()?;
-        let parents = (0..r.count(1)?).map(|_| r.id()).collect::<Result<Vec<_>, _>>()?;
-        let tree = match r.u8()? {
-            0 => None,
-            _ => Some(r.id()?),
-        };
-        let author_time = r.i64()?;
-        let commit_time = r.i64()?;
-        let non_utf8 = r.u8()? != 0;
-        let subject = r.text()?.to_string();
-        let body = r.text()?.to_string();
-        let trailers = (0..r.count(8)?)
-            .map(|_| {
-                Ok(Trailer {
-                    token: r.text()?.to_string(),
-                    value: r.text()?.to_string(),
-                })
+    let mut on_file = 0;
+    for mut r in segments.bodies {
+        let count = r.u64()?;
+        on_file += count;
+        for _ in 0..count {
+            let (id, entry) = decode_entry(&mut r)?;
+            commits.insert(id, entry);
+        }
+        if !r.is_empty() {
+            return Err("the cache file has bytes after its entries".to_string());
+        }
+    }
+    Ok((commits, on_file, segments.tail))
+}
+
+fn decode_entry<F: Facts>(r: &mut Reader<'_>) -> Result<(ObjectId, Entry<F>), String> {
+    let id = r.id()?;
+    let parents = (0..r.count(1)?).map(|_| r.id()).collect::<Result<Vec<_>, _>>()?;
+    let tree = match r.u8()? {
+        0 => None,
+        _ => Some(r.id()?),
+    };
+    let author_time = r.i64()?;
+    let commit_time = r.i64()?;
+    let non_utf8 = r.u8()? != 0;
+    let subject = r.text()?.to_string();
+    let body = r.text()?.to_string();
+    let trailers = (0..r.count(8)?)
+        .map(|_| {
+            Ok(Trailer {
+                token: r.text()?.to_string(),
+                value: r.text()?.to_string(),
             })
-            .collect::<Result<Vec<_>, String>>()?;
-        let facts = F::decode(&mut r)?;
-        let row = CommitRow {
-            id,
-            parents,
-            tree,
-            author_time,
-            commit_time,
-            subject,
-            body,
-            trailers,
-        };
-        commits.insert(id, Entry { row, non_utf8, facts });
-    }
-    if !r.is_empty() {
-        return Err("the cache file has bytes after its entries".to_string());
-    }
-    Ok(commits)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let facts = F::decode(r)?;
+    let row = CommitRow {
+        id,
+        parents,
+        tree,
+        author_time,
+        commit_time,
+        subject,
+        body,
+        trailers,
+    };
+    Ok((id, Entry { row, non_utf8, facts }))
 }
 
 #[cfg(test)]
@@ -266,6 +328,31 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         assert_eq!(cache.save(&rows, &[id(2)], |id| facts.get(id)), None);
         assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
+        // One more: appended, the file's bytes before it untouched.
+        let saved = std::fs::read(&path).unwrap();
+        let grown: Vec<CommitRow> = std::iter::once(row(4, &[3])).chain(rows.iter().cloned()).collect();
+        let more: HashMap<ObjectId, Tag> = [(id(4), Tag(40))].into();
+        assert_eq!(
+            cache.save(&grown, &[], |id| more.get(id).or_else(|| facts.get(id))),
+            None
+        );
+        let appended = std::fs::read(&path).unwrap();
+        assert!(appended.len() > saved.len() && appended.starts_with(&saved));
+        let (reopened, warning) = CommitCache::<Tag>::open(path.clone(), "abc");
+        assert_eq!((warning, reopened.len(), reopened.on_file), (None, 4, 4));
+        assert_eq!(reopened.row(&id(4)), Some((grown[0].clone(), false)));
+        assert_eq!(reopened.facts(&id(4)), Some(&Tag(40)));
+        // The file changed since `cache` read it: not appended to (its chain would not continue), rewritten whole.
+        let again: Vec<CommitRow> = std::iter::once(row(5, &[3])).chain(rows.iter().cloned()).collect();
+        let five: HashMap<ObjectId, Tag> = [(id(5), Tag(50))].into();
+        assert_eq!(
+            cache.save(&again, &[], |id| five.get(id).or_else(|| facts.get(id))),
+            None
+        );
+        let (reopened, warning) = CommitCache::<Tag>::open(path.clone(), "abc");
+        assert_eq!((warning, reopened.len(), reopened.on_file), (None, 4, 4));
+        assert_eq!(reopened.facts(&id(4)), None);
+        assert_eq!(reopened.facts(&id(5)), Some(&Tag(50)));
         // Fewer: only the commits of the run are kept; a row without facts is not written.
         assert_eq!(
             cache.save(&rows[..2], &[], |id| facts.get(id).filter(|t| t.0 != 30)),
@@ -316,15 +403,23 @@ mod tests {
             .save(&[row(2, &[1]), row(1, &[])], &[id(1)], |id| facts.get(id));
         let bytes = std::fs::read(&path).unwrap();
         // Every truncation, and every single-byte change with the checksum recomputed, fails cleanly or decodes.
-        let body = &bytes[..bytes.len() - 32];
+        let stamp = cache_file::stamp("abc");
+        let header = cache_file::header(MAGIC, FORMAT, &stamp);
+        let body = &bytes[header.len() + 8..bytes.len() - 16];
+        let decoded =
+            |body: &[u8]| decode::<Tag>(&cache_file::FileBytes::of(cache_file::sealed(&header, body)), &stamp);
+        assert_eq!(
+            decoded(body).map(|(commits, on_file, _)| (commits.len(), on_file)),
+            Ok((2, 2))
+        );
         for cut in 0..body.len() {
-            let _ = decode::<Tag>(&cache_file::seal(body[..cut].to_vec()), &cache_file::stamp("abc"));
+            let _ = decoded(&body[..cut]);
         }
         for at in 0..body.len() {
             for value in [0u8, 1, 0x7f, 0xff] {
                 let mut changed = body.to_vec();
                 changed[at] = value;
-                let _ = decode::<Tag>(&cache_file::seal(changed), &cache_file::stamp("abc"));
+                let _ = decoded(&changed);
             }
         }
     }

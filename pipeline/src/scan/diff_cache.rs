@@ -10,23 +10,27 @@
 //! trusted, and replaced at the end of the run. A shallow history is not cached (its boundary commits are diffed
 //! against the empty tree; deepening the clone changes them).
 //!
-//! The file holds the entries the last run used, no more: it does not grow with every revision ever scanned.
-//! Format (little-endian): the magic `phase0-p2-diffs`, a format version (u32), phase0's version and the prereg's
-//! sha256 (each u32 length + bytes), the number of entries (u64), the entries, and the sha256 of everything
-//! before it. An entry: the commit id (u8 length + bytes), the request digest (32 bytes), the number of files
-//! (u32), and per file: the path (u32 length + UTF-8), the change (u8), lines added and removed (u32 each), binary
-//! (u8), and the added and removed line hashes (u32 count + u64 each).
+//! A run appends what it learned (the entries of the commits whose knowledge grew, and the path sets they added);
+//! the file is rewritten with the entries the run used alone when more than a quarter of it is stale (entries a
+//! later one replaced, or commits the run did not use), so it does not grow with every revision ever scanned.
+//! Format (little-endian), after the envelope of [`super::cache_file`] (magic `phase0-p2-diffs`), per segment: the
+//! number of path sets it adds (u32) and each set (u32 count + paths, each u32 length + UTF-8), numbered after
+//! those of the segments before it; the number of entries (u64) and the entries. An entry: the commit id (u8
+//! length + bytes), whole (u8), the path sets known (u32 count + u32 set numbers), the number of files (u32), and
+//! per file: the path (u32 length + UTF-8), the change (u8), whether line detail follows (u8), and then lines added
+//! and removed (u32 each), binary (u8), and the added and removed line hashes (u32 count + u64 each). A later entry
+//! of a commit replaces an earlier one.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::cache_file::{self, put_id, put_text};
+use super::cache_file::{self, Tail, put_id, put_text};
 use super::commits::{CommitDiff, DiffDetail, DiffRequest, FileChange, FileDiff, LineHashes, ObjectId};
 
 const MAGIC: &[u8] = b"phase0-p2-diffs";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A changed file's line detail, as a line diff gave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +52,8 @@ struct Known {
     scopes: Vec<u32>,
     /// The changed files known, by path (byte order, as a diff lists them), with their line detail once computed.
     files: BTreeMap<String, (FileChange, Option<Lines>)>,
+    /// Read from the file, and not learned about since: the file's entry says all of it.
+    on_file: bool,
 }
 
 /// The remembered diffs of one repository, and how many of this run's requests they answered.
@@ -62,6 +68,11 @@ pub struct DiffCache {
     /// Commits whose knowledge this run used or added: the ones written back.
     used: BTreeSet<ObjectId>,
     changed: bool,
+    /// The file as read, when it was valid: what an append continues.
+    tail: Option<Tail>,
+    /// Entries in the file, those a later one replaced included, and the path sets it numbers.
+    entries_on_file: u64,
+    sets_on_file: usize,
     pub hits: u64,
     pub computed: u64,
 }
@@ -92,9 +103,9 @@ impl DiffCache {
             stamp: cache_file::stamp(prereg_sha256),
             ..Self::default()
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (cache, None),
+        let read = match cache_file::read(&path) {
+            Ok(Some(read)) => read,
+            Ok(None) => return (cache, None),
             Err(error) => {
                 return (
                     cache,
@@ -105,11 +116,19 @@ impl DiffCache {
                 );
             }
         };
-        match decode(&bytes, &cache.stamp) {
-            Ok((sets, commits)) => {
+        match decode(&read, &cache.stamp) {
+            Ok(Decoded {
+                sets,
+                commits,
+                entries,
+                tail,
+            }) => {
                 cache.set_ids = sets.iter().cloned().zip(0..).collect();
+                cache.sets_on_file = sets.len();
                 cache.sets = sets;
                 cache.commits = commits;
+                cache.entries_on_file = entries;
+                cache.tail = Some(tail);
                 (cache, None)
             }
             Err(reason) => {
@@ -228,6 +247,7 @@ impl DiffCache {
                 }
             });
         let known = self.commits.entry(request.id).or_default();
+        known.on_file = false;
         match scope {
             None => known.whole = true,
             Some(id) if !known.scopes.contains(&id) => known.scopes.push(id),
@@ -247,24 +267,110 @@ impl DiffCache {
         }
     }
 
-    /// Writes what is known of the commits this run used, atomically (a temporary file renamed into place), when
-    /// it learned something or the file holds commits it did not use. Returns a warning when it cannot be written
-    /// (the run's reports do not depend on it).
+    /// Keeps what is known of the commits this run used, when it learned something or the file holds commits it did
+    /// not use: appends the entries of the commits it learned about, or rewrites the file with the used commits
+    /// alone, atomically, when more than a quarter of it would be stale (or it was not a valid cache). Returns a
+    /// warning when it cannot be written (the run's reports do not depend on it).
     pub fn save(self) -> Option<String> {
         let path = self.path.as_ref()?;
         if !self.changed && self.used.len() == self.commits.len() {
             return None;
         }
-        cache_file::write_sealed(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
-            encode(&self, sink)
+        let learned: Vec<(&ObjectId, &Known)> = self
+            .used
+            .iter()
+            .filter_map(|id| Some((id, self.commits.get(id)?)))
+            .filter(|(_, known)| !known.on_file)
+            .collect();
+        let live = self.used.len() - learned.len();
+        let total = self.entries_on_file + learned.len() as u64;
+        let stale = total - live as u64 - learned.len() as u64;
+        let written = match &self.tail {
+            Some(tail) if stale * 4 <= total => {
+                if learned.is_empty() {
+                    return None;
+                }
+                match cache_file::append(path, tail, |sink| self.encode_appended(sink, &learned)) {
+                    Ok(true) => Ok(()),
+                    // Another run replaced or extended the file since it was read: the used commits, whole.
+                    Ok(false) => self.rewrite(path),
+                    Err(error) => Err(error),
+                }
+            }
+            _ => self.rewrite(path),
+        };
+        written
+            .err()
+            .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
+    }
+
+    fn rewrite(&self, path: &Path) -> std::io::Result<()> {
+        cache_file::write_new(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
+            encode(self, sink)
         })
-        .err()
-        .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
+    }
+
+    /// A segment after the file's: the path sets this run added (numbered after the file's) and the `learned`
+    /// entries.
+    fn encode_appended(&self, sink: &mut cache_file::Sink<'_>, learned: &[(&ObjectId, &Known)]) -> std::io::Result<()> {
+        let added = &self.sets[self.sets_on_file..];
+        put_sets(&mut sink.buf, added.iter());
+        let same = |scope: &u32| *scope;
+        sink.buf.extend_from_slice(&(learned.len() as u64).to_le_bytes());
+        for &(id, known) in learned {
+            sink.flush_if_full()?;
+            put_entry(&mut sink.buf, id, known, same);
+        }
+        Ok(())
     }
 }
 
-/// Writes the used commits' knowledge into `sink`, after the header [`save`](DiffCache::save) starts it with, with
-/// only the path sets they refer to (renumbered in order of first use).
+fn put_sets<'s>(out: &mut Vec<u8>, sets: impl ExactSizeIterator<Item = &'s BTreeSet<String>>) {
+    out.extend_from_slice(&(sets.len() as u32).to_le_bytes());
+    for paths in sets {
+        out.extend_from_slice(&(paths.len() as u32).to_le_bytes());
+        for path in paths {
+            put_text(out, path);
+        }
+    }
+}
+
+fn put_entry(out: &mut Vec<u8>, id: &ObjectId, known: &Known, scope_number: impl Fn(&u32) -> u32) {
+    put_id(out, id);
+    out.push(u8::from(known.whole));
+    out.extend_from_slice(&(known.scopes.len() as u32).to_le_bytes());
+    for scope in &known.scopes {
+        out.extend_from_slice(&scope_number(scope).to_le_bytes());
+    }
+    out.extend_from_slice(&(known.files.len() as u32).to_le_bytes());
+    for (path, (change, lines)) in &known.files {
+        put_text(out, path);
+        out.push(match change {
+            FileChange::Added => 0,
+            FileChange::Modified => 1,
+            FileChange::Deleted => 2,
+            FileChange::TypeChanged => 3,
+        });
+        match lines {
+            None => out.push(0),
+            Some(lines) => {
+                out.push(1);
+                out.extend_from_slice(&lines.added.to_le_bytes());
+                out.extend_from_slice(&lines.removed.to_le_bytes());
+                out.push(u8::from(lines.binary));
+                for hashes in [&lines.added_hashes, &lines.removed_hashes] {
+                    out.extend_from_slice(&(hashes.len() as u32).to_le_bytes());
+                    for hash in hashes.iter() {
+                        out.extend_from_slice(&hash.to_le_bytes());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes the used commits' knowledge into `sink` as the file's one segment, with only the path sets they refer to
+/// (renumbered in order of first use).
 fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result<()> {
     let mut renumbered: HashMap<u32, u32> = HashMap::new();
     let mut sets: Vec<u32> = Vec::new();
@@ -276,127 +382,108 @@ fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result
             });
         }
     }
-    let out = &mut sink.buf;
-    out.extend_from_slice(&(sets.len() as u32).to_le_bytes());
-    for &set in &sets {
-        let paths = &cache.sets[set as usize];
-        out.extend_from_slice(&(paths.len() as u32).to_le_bytes());
-        for path in paths {
-            put_text(out, path);
-        }
-    }
+    put_sets(&mut sink.buf, sets.iter().map(|&set| &cache.sets[set as usize]));
     let used: Vec<(&ObjectId, &Known)> = cache
         .used
         .iter()
         .filter_map(|id| Some((id, cache.commits.get(id)?)))
         .collect();
-    out.extend_from_slice(&(used.len() as u64).to_le_bytes());
+    sink.buf.extend_from_slice(&(used.len() as u64).to_le_bytes());
     for (id, known) in used {
         sink.flush_if_full()?;
-        let out = &mut sink.buf;
-        put_id(out, id);
-        out.push(u8::from(known.whole));
-        out.extend_from_slice(&(known.scopes.len() as u32).to_le_bytes());
-        for scope in &known.scopes {
-            out.extend_from_slice(&renumbered[scope].to_le_bytes());
-        }
-        out.extend_from_slice(&(known.files.len() as u32).to_le_bytes());
-        for (path, (change, lines)) in &known.files {
-            put_text(out, path);
-            out.push(match change {
-                FileChange::Added => 0,
-                FileChange::Modified => 1,
-                FileChange::Deleted => 2,
-                FileChange::TypeChanged => 3,
-            });
-            match lines {
-                None => out.push(0),
-                Some(lines) => {
-                    out.push(1);
-                    out.extend_from_slice(&lines.added.to_le_bytes());
-                    out.extend_from_slice(&lines.removed.to_le_bytes());
-                    out.push(u8::from(lines.binary));
-                    for hashes in [&lines.added_hashes, &lines.removed_hashes] {
-                        out.extend_from_slice(&(hashes.len() as u32).to_le_bytes());
-                        for hash in hashes.iter() {
-                            out.extend_from_slice(&hash.to_le_bytes());
-                        }
-                    }
-                }
-            }
-        }
+        put_entry(&mut sink.buf, id, known, |scope| renumbered[scope]);
     }
     Ok(())
 }
 
-type Decoded = (Vec<BTreeSet<String>>, gix::hashtable::HashMap<ObjectId, Known>);
+struct Decoded {
+    sets: Vec<BTreeSet<String>>,
+    commits: gix::hashtable::HashMap<ObjectId, Known>,
+    entries: u64,
+    tail: Tail,
+}
 
-fn decode(bytes: &[u8], stamp: &str) -> Result<Decoded, String> {
-    let mut r = cache_file::open(bytes, MAGIC, FORMAT, stamp, "diff cache")?;
+fn decode(read: &cache_file::FileBytes, stamp: &str) -> Result<Decoded, String> {
+    let segments = cache_file::open(read, MAGIC, FORMAT, stamp, "diff cache")?;
     let mut sets = Vec::new();
-    for _ in 0..r.count(4)? {
-        let mut set = BTreeSet::new();
-        for _ in 0..r.count(4)? {
-            set.insert(r.text()?.to_string());
-        }
-        sets.push(set);
-    }
-    let commits_count = r.u64()?;
     let mut commits = gix::hashtable::HashMap::default();
-    for _ in 0..commits_count {
-        let id = r.id()?;
-        let mut known = Known {
-            whole: r.u8()? != 0,
-            ..Known::default()
-        };
+    let mut entries = 0;
+    for mut r in segments.bodies {
         for _ in 0..r.count(4)? {
-            let scope = r.u32()?;
-            if scope as usize >= sets.len() {
-                return Err("the cache file refers to a path set it does not hold".to_string());
+            let mut set = BTreeSet::new();
+            for _ in 0..r.count(4)? {
+                set.insert(r.text()?.to_string());
             }
-            known.scopes.push(scope);
+            sets.push(set);
         }
-        for _ in 0..r.count(6)? {
-            let path = r.text()?.to_string();
-            let change = match r.u8()? {
-                0 => FileChange::Added,
-                1 => FileChange::Modified,
-                2 => FileChange::Deleted,
-                3 => FileChange::TypeChanged,
-                other => return Err(format!("the cache file holds an unknown change kind {other}")),
-            };
-            let lines = match r.u8()? {
-                0 => None,
-                _ => {
-                    let added = r.u32()?;
-                    let removed = r.u32()?;
-                    let binary = r.u8()? != 0;
-                    let mut hashes = [Vec::new(), Vec::new()];
-                    for list in &mut hashes {
-                        let n = r.count(8)?;
-                        list.reserve_exact(n);
-                        for _ in 0..n {
-                            list.push(r.u64()?);
-                        }
+        let count = r.u64()?;
+        entries += count;
+        for _ in 0..count {
+            let (id, known) = decode_entry(&mut r, sets.len())?;
+            commits.insert(id, known);
+        }
+        if !r.is_empty() {
+            return Err("the cache file has bytes after its entries".to_string());
+        }
+    }
+    Ok(Decoded {
+        sets,
+        commits,
+        entries,
+        tail: segments.tail,
+    })
+}
+
+fn decode_entry(r: &mut cache_file::Reader<'_>, sets: usize) -> Result<(ObjectId, Known), String> {
+    let id = r.id()?;
+    let mut known = Known {
+        whole: r.u8()? != 0,
+        on_file: true,
+        ..Known::default()
+    };
+    for _ in 0..r.count(4)? {
+        let scope = r.u32()?;
+        if scope as usize >= sets {
+            return Err("the cache file refers to a path set it does not hold".to_string());
+        }
+        known.scopes.push(scope);
+    }
+    for _ in 0..r.count(6)? {
+        let path = r.text()?.to_string();
+        let change = match r.u8()? {
+            0 => FileChange::Added,
+            1 => FileChange::Modified,
+            2 => FileChange::Deleted,
+            3 => FileChange::TypeChanged,
+            other => return Err(format!("the cache file holds an unknown change kind {other}")),
+        };
+        let lines = match r.u8()? {
+            0 => None,
+            _ => {
+                let added = r.u32()?;
+                let removed = r.u32()?;
+                let binary = r.u8()? != 0;
+                let mut hashes = [Vec::new(), Vec::new()];
+                for list in &mut hashes {
+                    let n = r.count(8)?;
+                    list.reserve_exact(n);
+                    for _ in 0..n {
+                        list.push(r.u64()?);
                     }
-                    let [added_hashes, removed_hashes] = hashes;
-                    Some(Lines {
-                        added,
-                        removed,
-                        binary,
-                        added_hashes: added_hashes.into(),
-                        removed_hashes: removed_hashes.into(),
-                    })
                 }
-            };
-            known.files.insert(path, (change, lines));
-        }
-        commits.insert(id, known);
+                let [added_hashes, removed_hashes] = hashes;
+                Some(Lines {
+                    added,
+                    removed,
+                    binary,
+                    added_hashes: added_hashes.into(),
+                    removed_hashes: removed_hashes.into(),
+                })
+            }
+        };
+        known.files.insert(path, (change, lines));
     }
-    if !r.is_empty() {
-        return Err("the cache file has bytes after its entries".to_string());
-    }
-    Ok((sets, commits))
+    Ok((id, known))
 }
 
 #[cfg(test)]
@@ -499,6 +586,95 @@ mod tests {
     }
 
     #[test]
+    fn a_rerun_appends_what_it_learned_and_a_stale_file_is_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.p2diffs");
+        let other = ObjectId::from_bytes_or_panic(&[2; 20]);
+        let a = DiffRequest::among(id(), set(&["a.rs"]));
+        let a_diff = CommitDiff {
+            id: id(),
+            files: vec![file("a.rs", vec![1])],
+        };
+        // Three more commits, so that one replaced entry is not a quarter of the file.
+        let others: Vec<(DiffRequest, CommitDiff)> = (3..6u8)
+            .map(|n| {
+                let id = ObjectId::from_bytes_or_panic(&[n; 20]);
+                (DiffRequest::whole(id), CommitDiff { id, files: vec![] })
+            })
+            .collect();
+        let (mut cache, _) = DiffCache::open(path.clone(), "abc");
+        cache.put(&a, DiffDetail::Lines, &a_diff);
+        for (request, diff) in &others {
+            cache.put(request, DiffDetail::Paths, diff);
+        }
+        assert_eq!(cache.save(), None);
+        let first = std::fs::read(&path).unwrap();
+
+        // A second run: the first commit again, under a new path set too, and a new commit.
+        let (mut cache, warning) = DiffCache::open(path.clone(), "abc");
+        assert_eq!(warning, None);
+        assert_eq!(cache.get(&a, DiffDetail::Lines), Some(a_diff.clone()));
+        for (request, diff) in &others {
+            assert_eq!(cache.get(request, DiffDetail::Paths).as_ref(), Some(diff));
+        }
+        let b = DiffRequest::among(id(), set(&["b.rs"]));
+        cache.put(
+            &b,
+            DiffDetail::Paths,
+            &CommitDiff {
+                id: id(),
+                files: vec![],
+            },
+        );
+        let whole = DiffRequest::whole(other);
+        let other_diff = CommitDiff {
+            id: other,
+            files: vec![paths_only(file("c.rs", vec![]))],
+        };
+        cache.put(&whole, DiffDetail::Paths, &other_diff);
+        assert_eq!(cache.save(), None);
+        let second = std::fs::read(&path).unwrap();
+        assert!(second.len() > first.len() && second.starts_with(&first), "appended");
+
+        let (mut cache, warning) = DiffCache::open(path.clone(), "abc");
+        assert_eq!(warning, None);
+        assert_eq!((cache.entries_on_file, cache.sets.len()), (6, 2));
+        assert_eq!(cache.get(&a, DiffDetail::Lines), Some(a_diff.clone()));
+        assert_eq!(
+            cache.get(&b, DiffDetail::Paths),
+            Some(CommitDiff {
+                id: id(),
+                files: vec![]
+            })
+        );
+        assert_eq!(cache.get(&whole, DiffDetail::Paths), Some(other_diff.clone()));
+        for (request, diff) in &others {
+            assert_eq!(cache.get(request, DiffDetail::Paths).as_ref(), Some(diff));
+        }
+        // Nothing learned, everything used: nothing written.
+        assert_eq!(cache.save(), None);
+        assert_eq!(std::fs::read(&path).unwrap(), second);
+
+        // A run that uses the new commit only: five of the six entries are stale, so the file is rewritten.
+        let (mut cache, _) = DiffCache::open(path.clone(), "abc");
+        assert_eq!(cache.get(&whole, DiffDetail::Paths), Some(other_diff.clone()));
+        assert_eq!(cache.save(), None);
+        let (mut cache, warning) = DiffCache::open(path.clone(), "abc");
+        assert_eq!((warning, cache.entries_on_file, cache.sets.len()), (None, 1, 0));
+        assert_eq!(cache.get(&whole, DiffDetail::Paths), Some(other_diff));
+        assert_eq!(cache.get(&a, DiffDetail::Paths), None);
+
+        // A run killed while appending leaves a damaged file: refused, then rewritten.
+        let mut cut = second.clone();
+        cut.truncate(second.len() - 3);
+        std::fs::write(&path, &cut).unwrap();
+        let (cache, warning) = DiffCache::open(path.clone(), "abc");
+        assert!(warning.unwrap().contains("truncated"));
+        assert_eq!(cache.save(), None);
+        assert_eq!(DiffCache::open(path, "abc").1, None);
+    }
+
+    #[test]
     fn line_detail_is_known_only_for_the_files_that_asked_for_it() {
         let (mut cache, _) = DiffCache::open(PathBuf::from("/nonexistent/c"), "abc");
         let mut whole = DiffRequest::whole(id());
@@ -588,21 +764,27 @@ mod tests {
                 files: vec![file("a.rs", vec![1, 2])],
             },
         );
-        let good = cache_file::sealed_bytes(cache_file::header(MAGIC, FORMAT, &cache.stamp), |sink| {
-            encode(&cache, sink)
-        })
-        .unwrap();
-        let body = &good[..good.len() - 32];
-        let sealed = |body: &[u8]| cache_file::seal(body.to_vec());
-        assert!(decode(&sealed(body), &cache.stamp).is_ok());
+        let header = cache_file::header(MAGIC, FORMAT, &cache.stamp);
+        let good = cache_file::file_bytes(header.clone(), |sink| encode(&cache, sink)).unwrap();
+        let body = &good[header.len() + 8..good.len() - 16];
+        let decoded = |body: &[u8]| {
+            decode(
+                &cache_file::FileBytes::of(cache_file::sealed(&header, body)),
+                &cache.stamp,
+            )
+        };
+        assert_eq!(
+            decoded(body).map(|d| (d.entries, d.commits.len(), d.sets.len())),
+            Ok((1, 1, 1))
+        );
         for cut in 0..body.len() {
-            let _ = decode(&sealed(&body[..cut]), &cache.stamp);
+            let _ = decoded(&body[..cut]);
         }
         for i in 0..body.len() {
             for delta in [1u8, 0x80] {
                 let mut bad = body.to_vec();
                 bad[i] = bad[i].wrapping_add(delta);
-                let _ = decode(&sealed(&bad), &cache.stamp);
+                let _ = decoded(&bad);
             }
         }
     }
