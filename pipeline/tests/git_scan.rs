@@ -438,13 +438,15 @@ fn walk_with_a_commit_graph_equals_the_walk_without() {
 /// exactly the full walk's: the same rows in the same order, ties included, with each walk option.
 #[test]
 fn a_walk_remembering_an_older_history_equals_the_full_walk() {
-    struct Remembered(std::collections::HashMap<ObjectId, CommitRow>);
+    struct Remembered(Vec<CommitRow>, std::collections::HashMap<ObjectId, u32>);
     impl git::RememberedCommits for Remembered {
-        fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]> {
-            self.0.get(id).map(|row| row.parents.as_slice())
+        fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])> {
+            let slot = *self.1.get(id)?;
+            Some((slot, self.0[slot as usize].parents.as_slice()))
         }
-        fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)> {
-            self.0.get(id).map(|row| (row.clone(), false))
+        // Copied, not moved: the same commits serve every walk below.
+        fn take_row(&mut self, slot: u32) -> (CommitRow, bool) {
+            (self.0[slot as usize].clone(), false)
         }
     }
     let fx = Fixture::build("wide.sh");
@@ -452,14 +454,13 @@ fn a_walk_remembering_an_older_history_equals_the_full_walk() {
         rev: Some("main~37".into()),
         ..Default::default()
     };
-    let remembered = Remembered(
-        git::walk(&fx.open(""), &older)
-            .unwrap()
-            .commits
-            .into_iter()
-            .map(|row| (row.id, row))
-            .collect(),
-    );
+    let rows = git::walk(&fx.open(""), &older).unwrap().commits;
+    let index = rows
+        .iter()
+        .enumerate()
+        .map(|(slot, row)| (row.id, slot as u32))
+        .collect();
+    let mut remembered = Remembered(rows, index);
     assert_eq!(remembered.0.len(), 3143);
     let options = [
         WalkOptions::default(),
@@ -480,15 +481,29 @@ fn a_walk_remembering_an_older_history_equals_the_full_walk() {
         }
         for (options, new) in options.iter().zip([57, 37, 41]) {
             let full = git::walk(&fx.open(""), options).unwrap();
-            let mut walked = git::walk_remembering(&fx.open(""), options, &remembered).unwrap();
+            let (mut walked, slots) = git::walk_remembering(&fx.open(""), options, &mut remembered).unwrap();
             let read = walked.commits.len() as u64 - walked.remembered;
             assert_eq!(read, new, "{options:?}, graph {graph}");
+            // Each listed commit's slot: where it came from among the remembered ones, or none for a commit read.
+            assert_eq!(slots.len(), walked.commits.len());
+            assert_eq!(
+                slots.iter().filter(|&&slot| slot == git::NOT_REMEMBERED).count() as u64,
+                new
+            );
+            for (row, &slot) in walked
+                .commits
+                .iter()
+                .zip(&slots)
+                .filter(|(_, slot)| **slot != git::NOT_REMEMBERED)
+            {
+                assert_eq!(remembered.0[slot as usize].id, row.id);
+            }
             walked.remembered = 0;
             assert!(walked == full, "{options:?}, graph {graph}");
         }
     }
     // The older revision itself: nothing is read.
-    let first = git::walk_remembering(&fx.open(""), &older, &remembered).unwrap();
+    let (first, _) = git::walk_remembering(&fx.open(""), &older, &mut remembered).unwrap();
     assert_eq!((first.remembered, first.commits.len()), (3143, 3143));
 }
 

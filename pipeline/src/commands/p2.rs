@@ -347,12 +347,12 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         let sha256 = prereg.sha256.clone();
         std::thread::spawn(move || DiffCache::open(file, &sha256))
     });
-    let (commit_cache, commit_warning) = match &cache_files {
+    let (mut commit_cache, commit_warning) = match &cache_files {
         Some(file) => CommitCache::open(file.with_extension("p2commits"), &prereg.sha256),
         None => (CommitCache::none(), None),
     };
     crate::timing::mark("commit cache opened");
-    let mut history = git::walk_remembering(&repo, &options, &commit_cache).map_err(|e| input(&e))?;
+    let (mut history, slots) = git::walk_remembering(&repo, &options, &mut commit_cache).map_err(|e| input(&e))?;
     crate::timing::mark("walked");
     // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below).
     git::release_pack_pages();
@@ -369,7 +369,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let mut memo = git::DiffMemo::default();
     let mut messages = if cache_file.is_some() {
-        p2::MessageMemo::remembering(&commit_cache)
+        p2::MessageMemo::remembering(&commit_cache, slots)
     } else {
         p2::MessageMemo::none()
     };

@@ -762,6 +762,9 @@ pub struct MessageFacts(Parsed);
 #[derive(Default)]
 pub struct MessageMemo<'c> {
     remembered: Option<&'c CommitCache<MessageFacts>>,
+    /// Per commit of the history, in its order, its slot in `remembered` ([`crate::scan::git::NOT_REMEMBERED`]:
+    /// none), as the walk gave them.
+    slots: Vec<u32>,
     learned: LearnedFacts,
 }
 
@@ -772,9 +775,11 @@ impl<'c> MessageMemo<'c> {
     }
 
     /// Take the facts `cache` holds and learn the others (for the cache's next save, [`Self::into_learned`]).
-    pub fn remembering(cache: &'c CommitCache<MessageFacts>) -> Self {
+    /// `slots`: per commit of the history to analyse, in its order, where the walk took it from in `cache`.
+    pub fn remembering(cache: &'c CommitCache<MessageFacts>, slots: Vec<u32>) -> Self {
         Self {
             remembered: Some(cache),
+            slots,
             learned: Default::default(),
         }
     }
@@ -1171,13 +1176,22 @@ pub fn analyze<E>(
     // Message parsing (the pattern matching) is most of the analysis's own time on a long history: a commit the
     // memo remembers is not parsed again.
     let remembered = memo.remembered;
+    let slots = std::mem::take(&mut memo.slots);
+    let slot = |i: usize| {
+        slots
+            .get(i)
+            .copied()
+            .filter(|&slot| slot != crate::scan::git::NOT_REMEMBERED)
+    };
     let parsed: Vec<Parsed> = commits
         .par_iter()
-        .map(|row| match remembered.and_then(|cache| cache.facts(&row.id)) {
+        .enumerate()
+        .map(|(i, row)| match remembered.and_then(|cache| cache.facts_at(slot(i)?)) {
             Some(facts) => facts.0.clone(),
             None => Parsed::new(row, spec, &matchers),
         })
         .collect();
+    drop(slots);
     for (row, parsed) in commits.iter_mut().zip(&parsed) {
         if !parsed.is_revert() {
             row.body = String::new();

@@ -361,6 +361,11 @@ impl<'a> Reader<'a> {
         ObjectId::try_from(self.take(len)?).map_err(|_| "the cache file holds an invalid object id".to_string())
     }
 
+    /// How many bytes are left.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Whether every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()

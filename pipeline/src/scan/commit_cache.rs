@@ -41,7 +41,10 @@ struct Entry<F> {
 pub struct CommitCache<F> {
     path: Option<PathBuf>,
     stamp: String,
-    commits: gix::hashtable::HashMap<ObjectId, Entry<F>>,
+    /// The remembered commits in file order; a later entry of a commit took its earlier one's place.
+    entries: Vec<Entry<F>>,
+    /// Id → place in `entries`.
+    index: gix::hashtable::HashMap<ObjectId, u32>,
     /// The file as read, when it was valid: what an append continues.
     tail: Option<Tail>,
     /// Entries in the file, those a later one replaced included.
@@ -54,7 +57,8 @@ impl<F: Facts> CommitCache<F> {
         Self {
             path: None,
             stamp: String::new(),
-            commits: Default::default(),
+            entries: Vec::new(),
+            index: Default::default(),
             tail: None,
             on_file: 0,
         }
@@ -70,8 +74,9 @@ impl<F: Facts> CommitCache<F> {
         let warning = match cache_file::read(&path) {
             Ok(None) => None,
             Ok(Some(read)) => match decode(&read, &cache.stamp) {
-                Ok((commits, on_file, tail)) => {
-                    cache.commits = commits;
+                Ok((entries, index, on_file, tail)) => {
+                    cache.entries = entries;
+                    cache.index = index;
                     cache.on_file = on_file;
                     cache.tail = Some(tail);
                     None
@@ -92,16 +97,28 @@ impl<F: Facts> CommitCache<F> {
 
     /// The remembered facts of `id`.
     pub fn facts(&self, id: &ObjectId) -> Option<&F> {
-        self.commits.get(id).map(|entry| &entry.facts)
+        self.index.get(id).map(|&slot| &self.entries[slot as usize].facts)
+    }
+
+    /// The remembered facts of the commit at `slot` (as [`RememberedCommits::find`] gave it).
+    pub fn facts_at(&self, slot: u32) -> Option<&F> {
+        self.entries.get(slot as usize).map(|entry| &entry.facts)
+    }
+
+    /// A remembered commit's row and whether its message is not valid UTF-8, copied (tests).
+    #[cfg(test)]
+    fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)> {
+        let entry = &self.entries[*self.index.get(id)? as usize];
+        Some((entry.row.clone(), entry.non_utf8))
     }
 
     /// How many commits are remembered.
     pub fn len(&self) -> usize {
-        self.commits.len()
+        self.index.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.commits.is_empty()
+        self.index.is_empty()
     }
 
     /// Keeps `rows` (this run's commits, their bodies and trailers as the experiment left them) with their facts:
@@ -119,13 +136,13 @@ impl<F: Facts> CommitCache<F> {
     {
         let path = self.path.as_ref()?;
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
-        let known = rows.iter().filter(|row| self.commits.contains_key(&row.id)).count() as u64;
+        let known = rows.iter().filter(|row| self.index.contains_key(&row.id)).count() as u64;
         let stale = self.on_file - known;
         let written = match &self.tail {
             Some(tail) if stale * 4 <= self.on_file => {
                 let new: Vec<(&CommitRow, &F)> = rows
                     .iter()
-                    .filter(|row| !self.commits.contains_key(&row.id))
+                    .filter(|row| !self.index.contains_key(&row.id))
                     .filter_map(|row| Some((row, facts(&row.id)?)))
                     .collect();
                 if new.is_empty() {
@@ -200,33 +217,55 @@ fn encode<F: Facts>(
 }
 
 impl<F: Facts> RememberedCommits for CommitCache<F> {
-    fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]> {
-        self.commits.get(id).map(|entry| entry.row.parents.as_slice())
+    fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])> {
+        let slot = *self.index.get(id)?;
+        Some((slot, &self.entries[slot as usize].row.parents))
     }
 
-    fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)> {
-        self.commits.get(id).map(|entry| (entry.row.clone(), entry.non_utf8))
+    fn take_row(&mut self, slot: u32) -> (CommitRow, bool) {
+        let entry = &mut self.entries[slot as usize];
+        let row = CommitRow {
+            id: entry.row.id,
+            parents: std::mem::take(&mut entry.row.parents),
+            tree: entry.row.tree,
+            author_time: entry.row.author_time,
+            commit_time: entry.row.commit_time,
+            subject: std::mem::take(&mut entry.row.subject),
+            body: std::mem::take(&mut entry.row.body),
+            trailers: std::mem::take(&mut entry.row.trailers),
+        };
+        (row, entry.non_utf8)
     }
 }
 
-type Decoded<F> = (gix::hashtable::HashMap<ObjectId, Entry<F>>, u64, Tail);
+type Decoded<F> = (Vec<Entry<F>>, gix::hashtable::HashMap<ObjectId, u32>, u64, Tail);
 
 fn decode<F: Facts>(read: &cache_file::FileBytes, stamp: &str) -> Result<Decoded<F>, String> {
     let segments = cache_file::open(read, MAGIC, FORMAT, stamp, "commit cache")?;
-    let mut commits = gix::hashtable::HashMap::default();
+    let mut entries: Vec<Entry<F>> = Vec::new();
+    let mut index = gix::hashtable::HashMap::default();
     let mut on_file = 0;
     for mut r in segments.bodies {
         let count = r.u64()?;
         on_file += count;
+        // Each entry takes at least 40 bytes: a wrong count cannot ask for a huge allocation.
+        let expected = (count as usize).min(r.len() / 40);
+        entries.reserve(expected);
+        index.reserve(expected);
         for _ in 0..count {
             let (id, entry) = decode_entry(&mut r)?;
-            commits.insert(id, entry);
+            let slot = *index.entry(id).or_insert(entries.len() as u32) as usize;
+            if slot == entries.len() {
+                entries.push(entry);
+            } else {
+                entries[slot] = entry;
+            }
         }
         if !r.is_empty() {
             return Err("the cache file has bytes after its entries".to_string());
         }
     }
-    Ok((commits, on_file, segments.tail))
+    Ok((entries, index, on_file, segments.tail))
 }
 
 fn decode_entry<F: Facts>(r: &mut Reader<'_>) -> Result<(ObjectId, Entry<F>), String> {
@@ -319,10 +358,13 @@ mod tests {
         assert_eq!((warning, cache.len()), (None, 3));
         for row in &rows {
             assert_eq!(cache.row(&row.id), Some((row.clone(), row.id == id(2))));
-            assert_eq!(cache.parents(&row.id), Some(row.parents.as_slice()));
+            assert_eq!(
+                cache.find(&row.id).map(|(_, parents)| parents),
+                Some(row.parents.as_slice())
+            );
         }
         assert_eq!(cache.facts(&id(2)), Some(&Tag(20)));
-        assert_eq!(cache.parents(&id(9)), None);
+        assert_eq!(cache.find(&id(9)), None);
         // The same commits again: the file is not rewritten.
         let before = std::fs::metadata(&path).unwrap().modified().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -409,7 +451,7 @@ mod tests {
         let decoded =
             |body: &[u8]| decode::<Tag>(&cache_file::FileBytes::of(cache_file::sealed(&header, body)), &stamp);
         assert_eq!(
-            decoded(body).map(|(commits, on_file, _)| (commits.len(), on_file)),
+            decoded(body).map(|(entries, _, on_file, _)| (entries.len(), on_file)),
             Ok((2, 2))
         );
         for cut in 0..body.len() {

@@ -122,22 +122,23 @@ pub struct History {
 /// Commits an earlier run read (P2's commit cache): the walk takes their parents and rows from here and reads
 /// only the others. A commit's id names its parents and message, so a remembered row is what reading it gives.
 pub trait RememberedCommits: Sync {
-    /// The parents of a remembered commit, in order.
-    fn parents(&self, id: &ObjectId) -> Option<&[ObjectId]>;
-    /// A remembered commit's row and whether its message is not valid UTF-8.
-    fn row(&self, id: &ObjectId) -> Option<(CommitRow, bool)>;
+    /// A remembered commit: its slot (for [`Self::take_row`]) and its parents, in order.
+    fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])>;
+    /// The row of the commit at `slot` and whether its message is not valid UTF-8, moved out (the walk asks once
+    /// per slot; what is left behind is not a row).
+    fn take_row(&mut self, slot: u32) -> (CommitRow, bool);
 }
 
 /// Nothing remembered.
 pub struct NothingRemembered;
 
 impl RememberedCommits for NothingRemembered {
-    fn parents(&self, _: &ObjectId) -> Option<&[ObjectId]> {
+    fn find(&self, _: &ObjectId) -> Option<(u32, &[ObjectId])> {
         None
     }
 
-    fn row(&self, _: &ObjectId) -> Option<(CommitRow, bool)> {
-        None
+    fn take_row(&mut self, _: u32) -> (CommitRow, bool) {
+        unreachable!("nothing was found")
     }
 }
 
@@ -186,16 +187,17 @@ pub fn open(path: &Path) -> Result<gix::ThreadSafeRepository, GitScanError> {
 
 /// Walks the history reachable from `options.rev` and decodes every commit (in parallel).
 pub fn walk(repo: &gix::ThreadSafeRepository, options: &WalkOptions) -> Result<History, GitScanError> {
-    walk_remembering(repo, options, &NothingRemembered)
+    walk_remembering(repo, options, &mut NothingRemembered).map(|(history, _)| history)
 }
 
 /// [`walk`], reading only the commits `remembered` does not hold (none, in a shallow repository: its boundary
-/// commits' parents depend on the clone's depth). The history is the same as [`walk`]'s, in the same order.
+/// commits' parents depend on the clone's depth). The history is the same as [`walk`]'s, in the same order; beside
+/// it, per listed commit, the slot it came from in `remembered` ([`NOT_REMEMBERED`] for a commit read).
 pub fn walk_remembering(
     repo: &gix::ThreadSafeRepository,
     options: &WalkOptions,
-    remembered: &dyn RememberedCommits,
-) -> Result<History, GitScanError> {
+    remembered: &mut dyn RememberedCommits,
+) -> Result<(History, Vec<u32>), GitScanError> {
     let local = repo.to_thread_local();
     let rev = options.rev.clone().unwrap_or_else(|| "HEAD".to_owned());
     let head = head_state(&local)?;
@@ -211,49 +213,63 @@ pub fn walk_remembering(
         remembered: 0,
     };
     if history.rev == "HEAD" && matches!(history.head, HeadState::Unborn { .. }) {
-        return Ok(history);
+        return Ok((history, Vec::new()));
     }
     let objects = Objects::new(&local);
     let tip = resolve_commit(&local, &objects, &history.rev)?;
     history.tip = Some(tip);
-    let walk = Walk {
+    let mut nothing = NothingRemembered;
+    let remembered: &mut dyn RememberedCommits = if history.shallow { &mut nothing } else { remembered };
+    let walked = Walk {
         handles: PerThread::new(|| thread_handle(repo)),
         options,
         shallow: &shallow_commits,
-        remembered: if history.shallow {
-            &NothingRemembered
-        } else {
-            remembered
-        },
-    };
-    let walked = walk.run(&local, tip)?;
+        remembered: &*remembered,
+    }
+    .run(&local, tip)?;
 
     let in_window =
         |time: i64| options.since.is_none_or(|since| time >= since) && options.until.is_none_or(|until| time <= until);
     let mut commits = Vec::with_capacity(walked.len());
-    for slot in walked {
-        let (row, non_utf8) = match slot {
+    let mut slots = Vec::with_capacity(walked.len());
+    for walked in walked {
+        let (row, non_utf8, slot) = match walked {
             Walked::Read(None) => continue,
-            Walked::Read(Some(decoded)) => (decoded.row, decoded.non_utf8),
-            Walked::Remembered(id) => match walk.remembered.row(&id) {
-                Some((row, non_utf8)) if in_window(row.commit_time) => {
-                    history.remembered += 1;
-                    (row, non_utf8)
+            Walked::Read(Some(decoded)) => (decoded.row, decoded.non_utf8, NOT_REMEMBERED),
+            Walked::Remembered(slot) => {
+                let (row, non_utf8) = remembered.take_row(slot);
+                if !in_window(row.commit_time) {
+                    continue;
                 }
-                _ => continue,
-            },
+                history.remembered += 1;
+                (row, non_utf8, slot)
+            }
         };
         if non_utf8 {
             history.non_utf8_messages += 1;
             history.non_utf8_ids.push(row.id);
         }
         commits.push(row);
+        slots.push(slot);
     }
-    // Stable: equal committer times keep the walk order.
-    commits.sort_by_key(|row| std::cmp::Reverse(row.commit_time));
-    history.commits = commits;
-    Ok(history)
+    // Equal committer times keep the walk order. The rows are large: their order is sorted, then applied.
+    let mut order: Vec<(std::cmp::Reverse<i64>, u32)> = commits
+        .iter()
+        .enumerate()
+        .map(|(i, row)| (std::cmp::Reverse(row.commit_time), i as u32))
+        .collect();
+    order.sort_unstable();
+    let mut unsorted: Vec<Option<CommitRow>> = commits.into_iter().map(Some).collect();
+    history.commits = order
+        .iter()
+        .map(|&(_, i)| unsorted[i as usize].take().expect("each row once"))
+        .collect();
+    let slots = order.iter().map(|&(_, i)| slots[i as usize]).collect();
+    Ok((history, slots))
 }
+
+/// The slot [`walk_remembering`] gives a commit it read rather than took from the remembered ones.
+pub const NOT_REMEMBERED: u32 = u32::MAX;
 
 /// Computes what each commit in `ids` changed against its first parent (root and shallow commits: against the
 /// empty tree). The result is in the order of `ids`. Tree diffs run in parallel over commits; with

@@ -24,15 +24,15 @@ pub(super) struct Walk<'a, F> {
     pub(super) remembered: &'a dyn RememberedCommits,
 }
 
-/// A walked commit: read (its row, `None` outside the time window), or remembered from an earlier run.
+/// A walked commit: read (its row, `None` outside the time window), or remembered from an earlier run (its slot).
 pub(super) enum Walked {
     Read(Option<Decoded>),
-    Remembered(ObjectId),
+    Remembered(u32),
 }
 
 /// Where the traversal takes a commit's parents from: an earlier run, the commit-graph, or the commit itself.
 enum Parents<'r> {
-    Remembered(&'r [ObjectId]),
+    Remembered(u32, &'r [ObjectId]),
     Graph(Vec<ObjectId>),
     Unread,
 }
@@ -48,8 +48,8 @@ pub(super) const GRAPH_CHUNK: usize = 1024;
 pub(super) type DecodedChunks = Mutex<Vec<(usize, Result<Vec<Visited>, GitScanError>)>>;
 
 /// Every commit in walk order with its row (`None` until read, for the commits the commit-graph gave), the
-/// positions of the commits the commit-graph gave, and those of the remembered commits.
-pub(super) type Traversed = (Vec<(ObjectId, Option<Decoded>)>, Vec<usize>, Vec<usize>);
+/// positions of the commits the commit-graph gave, and those of the remembered commits with their slots.
+pub(super) type Traversed = (Vec<(ObjectId, Option<Decoded>)>, Vec<usize>, Vec<(usize, u32)>);
 
 impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
     /// The commits in walk order.
@@ -70,12 +70,9 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
         Ok(walked
             .into_iter()
             .enumerate()
-            .map(|(i, (id, decoded))| {
-                if remembered.next_if_eq(&i).is_some() {
-                    Walked::Remembered(id)
-                } else {
-                    Walked::Read(decoded)
-                }
+            .map(|(i, (_, decoded))| match remembered.next_if(|&(at, _)| at == i) {
+                Some((_, slot)) => Walked::Remembered(slot),
+                None => Walked::Read(decoded),
             })
             .collect())
     }
@@ -94,13 +91,13 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
         let mut layer = vec![tip];
         let mut walked: Vec<(ObjectId, Option<Decoded>)> = Vec::new();
         let mut from_graph: Vec<usize> = Vec::new();
-        let mut remembered: Vec<usize> = Vec::new();
+        let mut remembered: Vec<(usize, u32)> = Vec::new();
         let mut dispatched = 0;
         while !layer.is_empty() {
             let mut sources: Vec<Parents<'_>> = Vec::with_capacity(layer.len());
             for id in &layer {
-                if let Some(parents) = self.remembered.parents(id) {
-                    sources.push(Parents::Remembered(parents));
+                if let Some((slot, parents)) = self.remembered.find(id) {
+                    sources.push(Parents::Remembered(slot, parents));
                     continue;
                 }
                 let mut corrupt = false;
@@ -131,8 +128,8 @@ impl<F: Fn() -> gix::Repository + Sync> Walk<'_, F> {
             let mut next = Vec::new();
             for (id, source) in layer.iter().zip(sources) {
                 let parents: Cow<'_, [ObjectId]> = match source {
-                    Parents::Remembered(parents) => {
-                        remembered.push(walked.len());
+                    Parents::Remembered(slot, parents) => {
+                        remembered.push((walked.len(), slot));
                         walked.push((*id, None));
                         Cow::Borrowed(parents)
                     }
