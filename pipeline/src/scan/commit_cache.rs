@@ -405,6 +405,34 @@ mod tests {
         assert_eq!(cache.row(&id(2)).map(|(_, non_utf8)| non_utf8), Some(false));
     }
 
+    /// Runs that read the same file and save at once (a CI matrix sharing a cache directory): each appends only to
+    /// the file it read, under a lock, or rewrites it whole; the file is a valid cache afterwards, never a mix.
+    #[test]
+    fn runs_saving_at_once_leave_a_valid_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.p2commits");
+        let base: Vec<CommitRow> = (1..=20).map(|n| row(n, &[])).collect();
+        let facts: HashMap<ObjectId, Tag> = (1..=40).map(|n| (id(n), Tag(u32::from(n)))).collect();
+        CommitCache::<Tag>::open(path.clone(), "abc")
+            .0
+            .save(&base, &[], |id| facts.get(id));
+        let caches: Vec<CommitCache<Tag>> = (0..8).map(|_| CommitCache::open(path.clone(), "abc").0).collect();
+        std::thread::scope(|scope| {
+            for (n, cache) in (21..).zip(&caches) {
+                let rows: Vec<CommitRow> = std::iter::once(row(n, &[20])).chain(base.iter().cloned()).collect();
+                let facts = &facts;
+                scope.spawn(move || assert_eq!(cache.save(&rows, &[], |id| facts.get(id)), None));
+            }
+        });
+        let (cache, warning) = CommitCache::<Tag>::open(path, "abc");
+        assert_eq!(warning, None);
+        // The twenty it started from, and the new commit of each run that appended or rewrote last.
+        assert!((1..=20).all(|n| cache.facts(&id(n)) == Some(&Tag(u32::from(n)))));
+        let new = (21..=28).filter(|&n| cache.facts(&id(n)).is_some()).count();
+        assert!((1..=8).contains(&new), "{new}");
+        assert_eq!(cache.len(), 20 + new);
+    }
+
     #[test]
     fn a_foreign_or_damaged_commit_cache_is_ignored_with_a_warning() {
         let dir = tempfile::tempdir().unwrap();
