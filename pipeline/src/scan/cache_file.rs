@@ -273,7 +273,7 @@ pub fn write_new(
 }
 
 /// Appends a segment of `body` to the file at `path`, under a lock, when it is still the file `tail` describes;
-/// `Ok(false)` when it is not (another run replaced or extended it), and nothing was written.
+/// `Ok(false)` when it is not (another run replaced or extended it) or cannot be locked, and nothing was written.
 pub fn append(
     path: &Path,
     tail: &Tail,
@@ -284,7 +284,11 @@ pub fn append(
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(error) => return Err(error),
     };
-    file.lock()?;
+    // Where files cannot be locked (some network file systems), the file is rewritten instead: never appended to
+    // without the lock that keeps two runs' segments apart.
+    if file.lock().is_err() {
+        return Ok(false);
+    }
     let metadata = file.metadata()?;
     if identity(&metadata) != tail.identity || metadata.len() != tail.len {
         return Ok(false);

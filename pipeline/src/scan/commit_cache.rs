@@ -137,7 +137,7 @@ impl<F: Facts> CommitCache<F> {
         let path = self.path.as_ref()?;
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
         let known = rows.iter().filter(|row| self.index.contains_key(&row.id)).count() as u64;
-        let stale = self.on_file - known;
+        let stale = self.on_file.saturating_sub(known);
         let written = match &self.tail {
             Some(tail) if stale * 4 <= self.on_file => {
                 let new: Vec<(&CommitRow, &F)> = rows

@@ -282,9 +282,11 @@ impl DiffCache {
             .filter_map(|id| Some((id, self.commits.get(id)?)))
             .filter(|(_, known)| !known.on_file)
             .collect();
+        // After an append the file would hold `total` entries: the latest of each used commit is live, the rest
+        // (entries a later one replaces, commits this run did not use) are stale.
         let live = self.used.len() - learned.len();
         let total = self.entries_on_file + learned.len() as u64;
-        let stale = total - live as u64 - learned.len() as u64;
+        let stale = self.entries_on_file.saturating_sub(live as u64);
         let written = match &self.tail {
             Some(tail) if stale * 4 <= total => {
                 if learned.is_empty() {
