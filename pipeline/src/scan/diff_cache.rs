@@ -65,8 +65,9 @@ pub struct DiffCache {
     sets: Vec<BTreeSet<String>>,
     set_ids: HashMap<BTreeSet<String>, u32>,
     commits: gix::hashtable::HashMap<ObjectId, Known>,
-    /// Commits whose knowledge this run used or added: the ones written back.
-    used: BTreeSet<ObjectId>,
+    /// Commits whose knowledge this run used or added: the ones written back (hashed: a batch on git.git adds tens
+    /// of thousands; sorted when written).
+    used: gix::hashtable::HashSet<ObjectId>,
     changed: bool,
     /// The file as read, when it was valid: what an append continues.
     tail: Option<Tail>,
@@ -276,10 +277,10 @@ impl DiffCache {
         if !self.changed && self.used.len() == self.commits.len() {
             return None;
         }
-        let learned: Vec<(&ObjectId, &Known)> = self
-            .used
+        let used = self.used_in_order();
+        let learned: Vec<(&ObjectId, &Known)> = used
             .iter()
-            .filter_map(|id| Some((id, self.commits.get(id)?)))
+            .filter_map(|&id| Some((id, self.commits.get(id)?)))
             .filter(|(_, known)| !known.on_file)
             .collect();
         // After an append the file would hold `total` entries: the latest of each used commit is live, the rest
@@ -295,21 +296,28 @@ impl DiffCache {
                 match cache_file::append(path, tail, |sink| self.encode_appended(sink, &learned)) {
                     Ok(true) => Ok(()),
                     // Another run replaced or extended the file since it was read: the used commits, whole.
-                    Ok(false) => self.rewrite(path),
+                    Ok(false) => self.rewrite(path, &used),
                     Err(error) => Err(error),
                 }
             }
-            _ => self.rewrite(path),
+            _ => self.rewrite(path, &used),
         };
         written
             .err()
             .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
     }
 
-    fn rewrite(&self, path: &Path) -> std::io::Result<()> {
+    fn rewrite(&self, path: &Path, used: &[&ObjectId]) -> std::io::Result<()> {
         cache_file::write_new(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
-            encode(self, sink)
+            encode(self, used, sink)
         })
+    }
+
+    /// The used commits in id order: the order a file lists them in.
+    fn used_in_order(&self) -> Vec<&ObjectId> {
+        let mut used: Vec<&ObjectId> = self.used.iter().collect();
+        used.sort_unstable();
+        used
     }
 
     /// A segment after the file's: the path sets this run added (numbered after the file's) and the `learned`
@@ -371,12 +379,12 @@ fn put_entry(out: &mut Vec<u8>, id: &ObjectId, known: &Known, scope_number: impl
     }
 }
 
-/// Writes the used commits' knowledge into `sink` as the file's one segment, with only the path sets they refer to
-/// (renumbered in order of first use).
-fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result<()> {
+/// Writes the knowledge of the `used` commits (in id order) into `sink` as the file's one segment, with only the path
+/// sets they refer to (renumbered in order of first use).
+fn encode(cache: &DiffCache, used: &[&ObjectId], sink: &mut cache_file::Sink<'_>) -> std::io::Result<()> {
     let mut renumbered: HashMap<u32, u32> = HashMap::new();
     let mut sets: Vec<u32> = Vec::new();
-    for id in &cache.used {
+    for &id in used {
         for &scope in cache.commits.get(id).map_or(&[][..], |k| &k.scopes[..]) {
             renumbered.entry(scope).or_insert_with(|| {
                 sets.push(scope);
@@ -385,10 +393,9 @@ fn encode(cache: &DiffCache, sink: &mut cache_file::Sink<'_>) -> std::io::Result
         }
     }
     put_sets(&mut sink.buf, sets.iter().map(|&set| &cache.sets[set as usize]));
-    let used: Vec<(&ObjectId, &Known)> = cache
-        .used
+    let used: Vec<(&ObjectId, &Known)> = used
         .iter()
-        .filter_map(|id| Some((id, cache.commits.get(id)?)))
+        .filter_map(|&id| Some((id, cache.commits.get(id)?)))
         .collect();
     sink.buf.extend_from_slice(&(used.len() as u64).to_le_bytes());
     for (id, known) in used {
@@ -767,7 +774,7 @@ mod tests {
             },
         );
         let header = cache_file::header(MAGIC, FORMAT, &cache.stamp);
-        let good = cache_file::file_bytes(header.clone(), |sink| encode(&cache, sink)).unwrap();
+        let good = cache_file::file_bytes(header.clone(), |sink| encode(&cache, &cache.used_in_order(), sink)).unwrap();
         let body = &good[header.len() + 8..good.len() - 16];
         let decoded = |body: &[u8]| {
             decode(
