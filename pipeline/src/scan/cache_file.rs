@@ -46,13 +46,11 @@ pub fn header(magic: &[u8], format: u32, stamp: &str) -> Vec<u8> {
 
 const CHECKSUM: usize = 16;
 
-/// The chain's checksum after `body`, from the one before it.
-fn chained(previous: u128, pieces: &[&[u8]]) -> u128 {
+/// The chain's checksum after `body`, from the one before it (what [`write_segment`] computes as it writes).
+fn chained(previous: u128, body: &[u8]) -> u128 {
     let mut hasher = Xxh3::new();
     hasher.update(&previous.to_le_bytes());
-    for piece in pieces {
-        hasher.update(piece);
-    }
+    hasher.update(body);
     hasher.digest128()
 }
 
@@ -86,7 +84,7 @@ fn identity(metadata: &std::fs::Metadata) -> Identity {
     }
 }
 
-/// A cache file's bytes and which file they came from; `None` when there is no file.
+/// A cache file's bytes and which file they came from.
 pub struct FileBytes {
     pub bytes: Vec<u8>,
     identity: Identity,
@@ -103,7 +101,7 @@ impl FileBytes {
     }
 }
 
-/// Reads the file at `path`.
+/// Reads the file at `path`; `None` when there is none.
 pub fn read(path: &Path) -> std::io::Result<Option<FileBytes>> {
     let mut file = match std::fs::File::open(path) {
         Ok(file) => file,
@@ -158,7 +156,7 @@ pub fn open<'a>(
         }
         let body = r.take(len)?;
         let checksum = u128::from_le_bytes(r.take(CHECKSUM)?.try_into().expect("16 bytes"));
-        chain = chained(chain, &[body]);
+        chain = chained(chain, body);
         if checksum != chain {
             return Err("the cache file's checksum does not match (damaged)".to_string());
         }
