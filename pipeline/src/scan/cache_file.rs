@@ -270,6 +270,31 @@ pub fn write_new(
     Ok(())
 }
 
+/// Keeps what a run learned in the file at `path`, which held `on_file` entries when the run read it (`tail`: `None`
+/// when there was no valid file), `live` of them still current after the run: appends the `new` entries `append`
+/// writes, or, when the file would be more than a quarter stale (or is not the file the run read), has `rewrite`
+/// write it whole. Nothing is written when there is nothing new and little stale.
+pub fn keep(
+    path: &Path,
+    tail: Option<&Tail>,
+    (on_file, live, new): (u64, u64, u64),
+    append: impl FnOnce(&mut Sink<'_>) -> std::io::Result<()>,
+    rewrite: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let stale = on_file.saturating_sub(live);
+    match tail {
+        Some(tail) if stale * 4 <= on_file + new => {
+            if new == 0 || self::append(path, tail, append)? {
+                Ok(())
+            } else {
+                // Another run replaced or extended the file since this one read it.
+                rewrite()
+            }
+        }
+        _ => rewrite(),
+    }
+}
+
 /// Appends a segment of `body` to the file at `path`, under a lock, when it is still the file `tail` describes;
 /// `Ok(false)` when it is not (another run replaced or extended it) or cannot be locked, and nothing was written.
 pub fn append(

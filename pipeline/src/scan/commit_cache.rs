@@ -123,7 +123,7 @@ impl<F: Facts> CommitCache<F> {
 
     /// Keeps `rows` (this run's commits, their bodies and trailers as the experiment left them) with their facts:
     /// appends those the file does not hold, or rewrites it with `rows` alone, atomically, when more than a quarter
-    /// of it would be commits not in `rows` (or it was not a valid cache). Returns a warning when it cannot be
+    /// of it would be stale, commits not in `rows` ([`cache_file::keep`]). Returns a warning when it cannot be
     /// written (the reports do not depend on it). A row without facts is not written.
     pub fn save<'f>(
         &self,
@@ -137,26 +137,18 @@ impl<F: Facts> CommitCache<F> {
         let path = self.path.as_ref()?;
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
         let known = rows.iter().filter(|row| self.index.contains_key(&row.id)).count() as u64;
-        let stale = self.on_file.saturating_sub(known);
-        let written = match &self.tail {
-            Some(tail) if stale * 4 <= self.on_file => {
-                let new: Vec<(&CommitRow, &F)> = rows
-                    .iter()
-                    .filter(|row| !self.index.contains_key(&row.id))
-                    .filter_map(|row| Some((row, facts(&row.id)?)))
-                    .collect();
-                if new.is_empty() {
-                    return None;
-                }
-                match cache_file::append(path, tail, |sink| encode(sink, &new, &non_utf8)) {
-                    Ok(true) => Ok(()),
-                    // Another run replaced or extended the file since it was read: this run's commits, whole.
-                    Ok(false) => self.rewrite(path, rows, &non_utf8, &facts),
-                    Err(error) => Err(error),
-                }
-            }
-            _ => self.rewrite(path, rows, &non_utf8, &facts),
-        };
+        let new: Vec<(&CommitRow, &F)> = rows
+            .iter()
+            .filter(|row| !self.index.contains_key(&row.id))
+            .filter_map(|row| Some((row, facts(&row.id)?)))
+            .collect();
+        let written = cache_file::keep(
+            path,
+            self.tail.as_ref(),
+            (self.on_file, known, new.len() as u64),
+            |sink| encode(sink, &new, &non_utf8),
+            || self.rewrite(path, rows, &non_utf8, &facts),
+        );
         written
             .err()
             .map(|error| format!("{}: cannot write the commit cache ({error})", path.display()))

@@ -270,7 +270,7 @@ impl DiffCache {
 
     /// Keeps what is known of the commits this run used, when it learned something or the file holds commits it did
     /// not use: appends the entries of the commits it learned about, or rewrites the file with the used commits
-    /// alone, atomically, when more than a quarter of it would be stale (or it was not a valid cache). Returns a
+    /// alone, atomically, when more than a quarter of it would be stale ([`cache_file::keep`]). Returns a
     /// warning when it cannot be written (the run's reports do not depend on it).
     pub fn save(self) -> Option<String> {
         let path = self.path.as_ref()?;
@@ -283,25 +283,16 @@ impl DiffCache {
             .filter_map(|&id| Some((id, self.commits.get(id)?)))
             .filter(|(_, known)| !known.on_file)
             .collect();
-        // After an append the file would hold `total` entries: the latest of each used commit is live, the rest
-        // (entries a later one replaces, commits this run did not use) are stale.
-        let live = self.used.len() - learned.len();
-        let total = self.entries_on_file + learned.len() as u64;
-        let stale = self.entries_on_file.saturating_sub(live as u64);
-        let written = match &self.tail {
-            Some(tail) if stale * 4 <= total => {
-                if learned.is_empty() {
-                    return None;
-                }
-                match cache_file::append(path, tail, |sink| self.encode_appended(sink, &learned)) {
-                    Ok(true) => Ok(()),
-                    // Another run replaced or extended the file since it was read: the used commits, whole.
-                    Ok(false) => self.rewrite(path, &used),
-                    Err(error) => Err(error),
-                }
-            }
-            _ => self.rewrite(path, &used),
-        };
+        // The latest entry of each used commit the run did not learn about is still current; the rest of the file
+        // (entries a later one replaces, commits this run did not use) is stale.
+        let live = (self.used.len() - learned.len()) as u64;
+        let written = cache_file::keep(
+            path,
+            self.tail.as_ref(),
+            (self.entries_on_file, live, learned.len() as u64),
+            |sink| self.encode_appended(sink, &learned),
+            || self.rewrite(path, &used),
+        );
         written
             .err()
             .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
