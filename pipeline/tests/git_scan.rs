@@ -440,9 +440,9 @@ fn walk_with_a_commit_graph_equals_the_walk_without() {
 fn a_walk_remembering_an_older_history_equals_the_full_walk() {
     struct Remembered(Vec<CommitRow>, std::collections::HashMap<ObjectId, u32>);
     impl git::RememberedCommits for Remembered {
-        fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])> {
-            let slot = *self.1.get(id)?;
-            Some((slot, self.0[slot as usize].parents.as_slice()))
+        fn find(&self, id: &ObjectId) -> Option<(u32, i64, &[ObjectId])> {
+            let row = &self.0[*self.1.get(id)? as usize];
+            Some((*self.1.get(id)?, row.commit_time, row.parents.as_slice()))
         }
         // Copied, not moved: the same commits serve every walk below.
         fn take_row(&mut self, slot: u32) -> (CommitRow, bool) {

@@ -203,6 +203,10 @@ impl Drop for Spinner {
 /// Unreadable commits named in a report (the count is always given).
 const UNREADABLE_NAMED: usize = 20;
 
+/// The pages of the pack are handed back after a walk that read, or a diff batch that computed, at least this many
+/// commits: a first run's (git.git: 82k commits walked, tens of thousands diffed), not a weekly rerun's hundreds.
+const RELEASE_PAGES_AFTER: u64 = 1_000;
+
 /// A walked and analysed history, before any report is rendered (shared by `phase0 p2` and `phase0 p2 audit`).
 pub(crate) struct Scanned {
     pub prereg: Prereg<p2::P2Spec>,
@@ -354,8 +358,11 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     crate::timing::mark("commit cache opened");
     let (mut history, slots) = git::walk_remembering(&repo, &options, &mut commit_cache).map_err(|e| input(&e))?;
     crate::timing::mark("walked");
-    // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below).
-    git::release_pack_pages();
+    // The walk's pages of the pack (the commits) are not read again; nor, mostly, each diff batch's (below). A
+    // rerun that read a few new commits holds few pages: handing them back would cost more than keeping them.
+    if history.commits.len() as u64 - history.remembered >= RELEASE_PAGES_AFTER {
+        git::release_pack_pages();
+    }
     spinner.say(format!("{} commits: finding failures", history.commits.len()));
     let known = git::KnownCommits::of(&history.commits);
     let cache_file = cache_files.filter(|_| !history.shallow);
@@ -397,7 +404,9 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
             spinner.say(format!("diffing {} commits", misses.len()));
             let (diffs, missing) = git::diffs_remembering(&repo, &known, &misses, detail, &mut memo)?;
             // Each batch reads other trees and blobs than the one before, mostly: its pages go back too.
-            git::release_pack_pages();
+            if misses.len() as u64 >= RELEASE_PAGES_AFTER {
+                git::release_pack_pages();
+            }
             let missing_ids: std::collections::HashSet<ObjectId> = missing.iter().map(|(id, _)| *id).collect();
             for (commit, error) in missing {
                 unreadable

@@ -1003,8 +1003,11 @@ struct History<'a> {
     position: gix::hashtable::HashMap<ObjectId, usize>,
     /// (id, position), sorted by id (the order of their hex spellings): abbreviated SHAs resolve by a range search.
     by_id: Vec<(ObjectId, usize)>,
-    /// Subject → positions, ascending (newest first). Hashed with foldhash: all 82k subjects of git.git go in.
-    by_subject: foldhash::HashMap<&'a str, Vec<usize>>,
+    /// Subject → the newest position with it. Hashed with foldhash: all 82k subjects of git.git go in.
+    by_subject: foldhash::HashMap<&'a str, usize>,
+    /// Per position, the next older position with the same subject ([`NO_POSITION`]: none): a chain from
+    /// `by_subject`'s entry, rather than a list per subject (82k allocations to make and to free, most of one item).
+    older_same_subject: Vec<usize>,
     /// Per position, the main-line commit through which it reached the main line ([`landings`]).
     landing: Vec<usize>,
 }
@@ -1012,19 +1015,34 @@ struct History<'a> {
 impl<'a> History<'a> {
     /// `parsed` holds each commit's parsed message, in the order of `commits`.
     fn new(commits: &'a [CommitRow], parsed: Vec<Parsed>, matchers: Matchers, summary: &mut HistorySummary) -> Self {
-        let mut seen = gix::hashtable::HashSet::default();
-        let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
-        summary.duplicate_commits = (commits.len() - order.len()) as u64;
-        order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
-        let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
-        let mut slots: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
-        let parsed: Vec<Parsed> = order
-            .iter()
-            .map(|&i| slots[i].take().expect("each commit once"))
-            .collect();
-        let position = rows.iter().enumerate().map(|(pos, row)| (row.id, pos)).collect();
+        // The scanner's walk gives the commits newest first, each once: then the analysis order is theirs, and the
+        // lookup of positions is all the deduplication needs. Anything else is deduplicated and sorted.
+        let mut position: gix::hashtable::HashMap<ObjectId, usize> =
+            gix::hashtable::HashMap::with_capacity_and_hasher(commits.len(), Default::default());
+        let in_order = commits.windows(2).all(|w| w[0].commit_time >= w[1].commit_time)
+            && commits
+                .iter()
+                .enumerate()
+                .all(|(pos, row)| position.insert(row.id, pos).is_none());
+        let (rows, parsed): (Vec<&CommitRow>, Vec<Parsed>) = if in_order {
+            (commits.iter().collect(), parsed)
+        } else {
+            let mut seen = gix::hashtable::HashSet::with_capacity_and_hasher(commits.len(), Default::default());
+            let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
+            order.sort_by(|&a, &b| commits[b].commit_time.cmp(&commits[a].commit_time).then(a.cmp(&b)));
+            let mut slots: Vec<Option<Parsed>> = parsed.into_iter().map(Some).collect();
+            let parsed = order
+                .iter()
+                .map(|&i| slots[i].take().expect("each commit once"))
+                .collect();
+            let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
+            position.clear();
+            position.extend(rows.iter().enumerate().map(|(pos, row)| (row.id, pos)));
+            (rows, parsed)
+        };
+        summary.duplicate_commits = (commits.len() - rows.len()) as u64;
         // The three lookups are independent: built at once (git.git: 82k commits each).
-        let ((by_id, by_subject), landing) = rayon::join(
+        let ((by_id, (by_subject, older_same_subject)), landing) = rayon::join(
             || {
                 rayon::join(
                     || {
@@ -1034,11 +1052,16 @@ impl<'a> History<'a> {
                         by_id
                     },
                     || {
-                        let mut by_subject: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
-                        for (pos, row) in rows.iter().enumerate() {
-                            by_subject.entry(row.subject.trim()).or_default().push(pos);
+                        let mut by_subject: foldhash::HashMap<&str, usize> =
+                            foldhash::HashMap::with_capacity_and_hasher(rows.len(), Default::default());
+                        let mut older = vec![NO_POSITION; rows.len()];
+                        // Oldest first: each insert replaces the next older position with the subject.
+                        for (pos, row) in rows.iter().enumerate().rev() {
+                            if let Some(next) = by_subject.insert(row.subject.trim(), pos) {
+                                older[pos] = next;
+                            }
                         }
-                        by_subject
+                        (by_subject, older)
                     },
                 )
             },
@@ -1053,6 +1076,7 @@ impl<'a> History<'a> {
             position,
             by_id,
             by_subject,
+            older_same_subject,
             landing,
         }
     }
@@ -1104,10 +1128,17 @@ impl<'a> History<'a> {
 
     /// The most recent commit older than `pos` with exactly this (trimmed) subject.
     fn earlier_with_subject(&self, pos: usize, subject: &str) -> Option<usize> {
-        let positions = self.by_subject.get(subject.trim())?;
-        positions.get(positions.partition_point(|&p| p <= pos)).copied()
+        let mut at = *self.by_subject.get(subject.trim())?;
+        // The chain's positions ascend (newer to older) and end at NO_POSITION, above every position.
+        while at <= pos {
+            at = self.older_same_subject[at];
+        }
+        (at != NO_POSITION).then_some(at)
     }
 }
+
+/// No position: the end of [`History::older_same_subject`]'s chains.
+const NO_POSITION: usize = usize::MAX;
 
 /// [`History::landing`] of a commit whose way to the main line is unknown.
 const NO_LANDING: usize = usize::MAX;
@@ -1370,12 +1401,14 @@ pub fn analyze<E>(
     // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files (the requests of
     // batch 2, shared).
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
-    let asked: Vec<DiffRequest> = restricted
+    let asked: Asked = restricted
+        .positions
         .into_iter()
-        .filter(|request| history.position.get(&request.id).is_some_and(|&pos| touching(pos)))
-        .map(|mut request| {
+        .zip(restricted.requests)
+        .filter(|&(pos, _)| touching(pos))
+        .map(|(pos, mut request)| {
             request.line_paths = request.only_paths.clone();
-            request
+            (pos, request)
         })
         .collect();
     let mut added = Diffs::new(&history);
@@ -1426,7 +1459,15 @@ pub fn analyze<E>(
         .enumerate()
         .filter_map(|(pos, diff)| diff.as_ref().map(|diff| (pos, diff)))
         .filter(|(_, diff)| {
-            diff.files.iter().filter(|file| !ignore.matches(&file.path)).count() > spec.link.mass_change_files
+            // Counted only as far as the limit: a release touching thousands of files is not matched path by path.
+            let limit = spec.link.mass_change_files;
+            diff.files.len() > limit
+                && diff
+                    .files
+                    .iter()
+                    .filter(|file| !ignore.matches(&file.path))
+                    .nth(limit)
+                    .is_some()
         })
         .map(|(pos, _)| pos)
         .collect();
@@ -1607,12 +1648,15 @@ fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
 /// For every candidate that lies in a window of `windows`: a request restricted to the paths of the remedies whose
 /// window holds it (one shared set per run of neighbouring candidates with the same remedies, on git.git thousands
 /// of sets for tens of thousands of candidates), in the order of the candidates' positions.
-fn restricted_requests(
-    history: &History<'_>,
-    windows: &[Vec<usize>],
-    remedy_paths: &[BTreeSet<&str>],
-) -> Vec<DiffRequest> {
-    let mut covering: Vec<(usize, usize)> = Vec::new();
+fn restricted_requests(history: &History<'_>, windows: &[Vec<usize>], remedy_paths: &[BTreeSet<&str>]) -> Asked {
+    // Sized up front: on git.git tens of thousands of pairs, grown by doubling otherwise.
+    let pairs = windows
+        .iter()
+        .zip(remedy_paths)
+        .filter(|(_, paths)| !paths.is_empty())
+        .map(|(window, _)| window.len())
+        .sum();
+    let mut covering: Vec<(usize, usize)> = Vec::with_capacity(pairs);
     for (index, (window, paths)) in windows.iter().zip(remedy_paths).enumerate() {
         if paths.is_empty() {
             continue;
@@ -1648,7 +1692,10 @@ fn restricted_requests(
     groups
         .iter()
         .zip(&run_of)
-        .map(|((candidate, _), &run)| DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run])))
+        .map(|((candidate, _), &run)| {
+            let request = DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run]));
+            (*candidate, request)
+        })
         .collect()
 }
 
@@ -1677,12 +1724,13 @@ impl Diffs {
 /// filed before (a path-only diff by its line detail).
 fn fetch<E>(
     history: &History<'_>,
-    requests: Vec<DiffRequest>,
+    asked: Asked,
     detail: DiffDetail,
     diffs: &mut DiffSource<'_, E>,
     got: &mut Diffs,
     summary: &mut HistorySummary,
 ) -> Result<(), E> {
+    let Asked { positions, requests } = asked;
     if requests.is_empty() {
         return Ok(());
     }
@@ -1691,15 +1739,25 @@ fn fetch<E>(
     // Per position: 0 not asked for, 1 asked for, 2 returned.
     let mut state = vec![0u8; history.rows.len()];
     let mut wanted = 0u64;
-    for pos in requests.iter().filter_map(|request| history.position.get(&request.id)) {
-        if state[*pos] == 0 {
-            state[*pos] = 1;
+    for &pos in &positions {
+        if state[pos] == 0 {
+            state[pos] = 1;
             wanted += 1;
         }
     }
     let mut returned = 0u64;
+    // The diffs mostly come back in the order asked: each is matched to its request there, and only one that does
+    // not follow is looked up by id (on git.git tens of thousands of lookups a batch otherwise).
+    let mut next = 0;
     for diff in diffs(&requests, detail)? {
-        if let Some(&pos) = history.position.get(&diff.id)
+        let pos = match requests.get(next) {
+            Some(request) if request.id == diff.id => {
+                next += 1;
+                Some(positions[next - 1])
+            }
+            _ => history.position.get(&diff.id).copied(),
+        };
+        if let Some(pos) = pos
             && state[pos] != 0
         {
             returned += u64::from(state[pos] == 1);
@@ -1711,14 +1769,31 @@ fn fetch<E>(
     Ok(())
 }
 
+/// Diff requests and, for each, the position of its commit.
+#[derive(Clone, Default)]
+struct Asked {
+    positions: Vec<usize>,
+    requests: Vec<DiffRequest>,
+}
+
+impl FromIterator<(usize, DiffRequest)> for Asked {
+    fn from_iter<I: IntoIterator<Item = (usize, DiffRequest)>>(iter: I) -> Self {
+        let (positions, requests) = iter.into_iter().unzip();
+        Asked { positions, requests }
+    }
+}
+
 /// The requests for the diffs of the commits at `positions`, each with its line scope.
-fn requests(history: &History<'_>, positions: impl IntoIterator<Item = (usize, LineScope)>) -> Vec<DiffRequest> {
+fn requests(history: &History<'_>, positions: impl IntoIterator<Item = (usize, LineScope)>) -> Asked {
     positions
         .into_iter()
-        .map(|(pos, line_paths)| DiffRequest {
-            id: history.rows[pos].id,
-            line_paths: line_paths.map(Arc::new),
-            only_paths: None,
+        .map(|(pos, line_paths)| {
+            let request = DiffRequest {
+                id: history.rows[pos].id,
+                line_paths: line_paths.map(Arc::new),
+                only_paths: None,
+            };
+            (pos, request)
         })
         .collect()
 }

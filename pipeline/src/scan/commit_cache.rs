@@ -209,9 +209,10 @@ fn encode<F: Facts>(
 }
 
 impl<F: Facts> RememberedCommits for CommitCache<F> {
-    fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])> {
+    fn find(&self, id: &ObjectId) -> Option<(u32, i64, &[ObjectId])> {
         let slot = *self.index.get(id)?;
-        Some((slot, &self.entries[slot as usize].row.parents))
+        let row = &self.entries[slot as usize].row;
+        Some((slot, row.commit_time, &row.parents))
     }
 
     fn take_row(&mut self, slot: u32) -> (CommitRow, bool) {
@@ -351,7 +352,7 @@ mod tests {
         for row in &rows {
             assert_eq!(cache.row(&row.id), Some((row.clone(), row.id == id(2))));
             assert_eq!(
-                cache.find(&row.id).map(|(_, parents)| parents),
+                cache.find(&row.id).map(|(_, _, parents)| parents),
                 Some(row.parents.as_slice())
             );
         }

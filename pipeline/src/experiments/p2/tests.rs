@@ -61,6 +61,8 @@ fn c(n: u32, day: f64, message: &str, files: Vec<FileDiff>) -> Spec<'_> {
 struct Fixture {
     commits: Vec<CommitRow>,
     diffs: BTreeMap<ObjectId, CommitDiff>,
+    /// The diffs of each batch handed back in the reverse of the order asked (the contract allows any order).
+    reversed: bool,
 }
 
 impl Fixture {
@@ -141,7 +143,13 @@ impl Fixture {
                     }
                     diff
                 })
-                .collect())
+                .collect::<Vec<_>>())
+            .map(|mut diffs| {
+                if self.reversed {
+                    diffs.reverse();
+                }
+                diffs
+            })
         };
         let analysis = analyze(&mut commits.to_vec(), spec, &mut MessageMemo::none(), &mut callback).unwrap();
         (analysis, calls)
@@ -1271,6 +1279,48 @@ fn analysis_is_deterministic_and_independent_of_input_order() {
     let (with_duplicates, _) = fixture.run_with(&duplicated, &spec);
     assert_eq!(with_duplicates.history.duplicate_commits, 2);
     assert_eq!(with_duplicates.failures, fixture.run_with(&sorted, &spec).0.failures);
+}
+
+#[test]
+fn diffs_handed_back_in_any_order_give_the_same_analysis() {
+    let mut fixture = mixed();
+    let in_order = serde_json::to_string(&fixture.run()).unwrap();
+    fixture.reversed = true;
+    assert_eq!(serde_json::to_string(&fixture.run()).unwrap(), in_order);
+}
+
+/// A commit touching more files than `mass_change_files` (ignored files not counted) is a mass change: blame passes
+/// through it. At the limit it is an ordinary change.
+#[test]
+fn a_commit_touching_more_files_than_the_limit_is_passed_through() {
+    let limit = spec().link.mass_change_files;
+    let touching = |files: usize, ignored: usize| {
+        let mut diff = vec![file("src/a.rs", &["    let x = 2;"], &["    let x = 1;"])];
+        diff.extend((1..files).map(|i| file(&format!("src/f{i}.rs"), &["let y = 1;"], &[])));
+        diff.extend((0..ignored).map(|i| file(&format!("notes/CHANGELOG-{i}.md"), &["- y"], &[])));
+        diff
+    };
+    for (diff, mass) in [(touching(limit + 1, 0), true), (touching(limit, 5), false)] {
+        let fixture = Fixture::new(vec![
+            c(1, 0.0, "add a", add_a()),
+            c(2, 1.0, "update the sources", diff),
+            c(
+                3,
+                2.0,
+                "fix the value of x",
+                vec![file("src/a.rs", &["    let x = 3;"], &["    let x = 2;"])],
+            ),
+        ]);
+        let analysis = fixture.run();
+        assert_eq!(analysis.history.mass_changes, u64::from(mass), "mass: {mass}");
+        let failure = &analysis.failures[0];
+        let link = (failure.failing.clone(), failure.link_rule.id());
+        if mass {
+            assert_eq!(link, (None, "fix-after-change.unattributed"));
+        } else {
+            assert_eq!(link, (Some(hex(2)), "fix-after-change.lines"));
+        }
+    }
 }
 
 #[test]

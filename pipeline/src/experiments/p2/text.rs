@@ -165,7 +165,14 @@ impl PathPatterns {
     }
 
     pub(crate) fn matches(&self, path: &str) -> bool {
-        let path = normalise_path(path);
+        // Most paths are already in normal form: matched as they are, not copied (called for every file of every
+        // diff the linker reads).
+        let normal = path.len() == path.trim().len() && !path.bytes().any(|b| b == b'\\' || b.is_ascii_uppercase());
+        let path: std::borrow::Cow<'_, str> = if normal {
+            std::borrow::Cow::Borrowed(path)
+        } else {
+            std::borrow::Cow::Owned(normalise_path(path))
+        };
         if self
             .fragments
             .iter()
@@ -651,6 +658,10 @@ mod tests {
         assert!(patterns.matches("src/test_parser.py"));
         assert!(patterns.matches("packages/vite/src/node/__tests__/a.test.ts"));
         assert!(patterns.matches("crates/foo/tests/it.rs"));
+        assert!(
+            patterns.matches(" crates/x/CARGO.LOCK "),
+            "trimmed and lower-cased first"
+        );
         assert!(!patterns.matches("src/my.github/workflows.rs"));
         assert!(!patterns.matches("src/cargo.lock.rs"));
         assert!(!patterns.matches("src/Jenkinsfile.md"));

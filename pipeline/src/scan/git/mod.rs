@@ -122,8 +122,8 @@ pub struct History {
 /// Commits an earlier run read (P2's commit cache): the walk takes their parents and rows from here and reads
 /// only the others. A commit's id names its parents and message, so a remembered row is what reading it gives.
 pub trait RememberedCommits: Sync {
-    /// A remembered commit: its slot (for [`Self::take_row`]) and its parents, in order.
-    fn find(&self, id: &ObjectId) -> Option<(u32, &[ObjectId])>;
+    /// A remembered commit: its slot (for [`Self::take_row`]), its committer time and its parents, in order.
+    fn find(&self, id: &ObjectId) -> Option<(u32, i64, &[ObjectId])>;
     /// The row of the commit at `slot` and whether its message is not valid UTF-8, moved out (the walk asks once
     /// per slot; what is left behind is not a row).
     fn take_row(&mut self, slot: u32) -> (CommitRow, bool);
@@ -133,7 +133,7 @@ pub trait RememberedCommits: Sync {
 pub struct NothingRemembered;
 
 impl RememberedCommits for NothingRemembered {
-    fn find(&self, _: &ObjectId) -> Option<(u32, &[ObjectId])> {
+    fn find(&self, _: &ObjectId) -> Option<(u32, i64, &[ObjectId])> {
         None
     }
 
@@ -230,41 +230,44 @@ pub fn walk_remembering(
 
     let in_window =
         |time: i64| options.since.is_none_or(|since| time >= since) && options.until.is_none_or(|until| time <= until);
-    let mut commits = Vec::with_capacity(walked.len());
-    let mut slots = Vec::with_capacity(walked.len());
-    for walked in walked {
-        let (row, non_utf8, slot) = match walked {
+    // Newest first; equal committer times keep the walk order. The rows are large: their order is found first (a
+    // remembered commit's time came with its parents), then each row is moved once, from the walk or the remembered
+    // commits, to its place.
+    let mut walked = walked;
+    let mut order: Vec<(std::cmp::Reverse<i64>, u32)> = Vec::with_capacity(walked.len());
+    for (index, commit) in walked.iter().enumerate() {
+        let time = match commit {
             Walked::Read(None) => continue,
-            Walked::Read(Some(decoded)) => (decoded.row, decoded.non_utf8, NOT_REMEMBERED),
-            Walked::Remembered(slot) => {
-                let (row, non_utf8) = remembered.take_row(slot);
-                if !in_window(row.commit_time) {
-                    continue;
-                }
-                history.remembered += 1;
-                (row, non_utf8, slot)
-            }
+            Walked::Read(Some(decoded)) => decoded.row.commit_time,
+            Walked::Remembered(_, time) if !in_window(*time) => continue,
+            Walked::Remembered(_, time) => *time,
         };
-        if non_utf8 {
-            history.non_utf8_messages += 1;
-            history.non_utf8_ids.push(row.id);
+        order.push((std::cmp::Reverse(time), index as u32));
+    }
+    order.sort_unstable();
+    let mut slots = Vec::with_capacity(order.len());
+    history.commits = Vec::with_capacity(order.len());
+    // Messages that are not UTF-8, by walk index: listed in walk order.
+    let mut non_utf8: Vec<(u32, ObjectId)> = Vec::new();
+    for &(_, index) in &order {
+        let (row, is_non_utf8, slot) = match std::mem::replace(&mut walked[index as usize], Walked::Read(None)) {
+            Walked::Read(Some(decoded)) => (decoded.row, decoded.non_utf8, NOT_REMEMBERED),
+            Walked::Remembered(slot, _) => {
+                history.remembered += 1;
+                let (row, is_non_utf8) = remembered.take_row(slot);
+                (row, is_non_utf8, slot)
+            }
+            Walked::Read(None) => unreachable!("each walked commit is ordered once"),
+        };
+        if is_non_utf8 {
+            non_utf8.push((index, row.id));
         }
-        commits.push(row);
+        history.commits.push(row);
         slots.push(slot);
     }
-    // Equal committer times keep the walk order. The rows are large: their order is sorted, then applied.
-    let mut order: Vec<(std::cmp::Reverse<i64>, u32)> = commits
-        .iter()
-        .enumerate()
-        .map(|(i, row)| (std::cmp::Reverse(row.commit_time), i as u32))
-        .collect();
-    order.sort_unstable();
-    let mut unsorted: Vec<Option<CommitRow>> = commits.into_iter().map(Some).collect();
-    history.commits = order
-        .iter()
-        .map(|&(_, i)| unsorted[i as usize].take().expect("each row once"))
-        .collect();
-    let slots = order.iter().map(|&(_, i)| slots[i as usize]).collect();
+    non_utf8.sort_unstable_by_key(|&(index, _)| index);
+    history.non_utf8_messages = non_utf8.len() as u64;
+    history.non_utf8_ids = non_utf8.into_iter().map(|(_, id)| id).collect();
     Ok((history, slots))
 }
 
