@@ -1010,6 +1010,8 @@ struct History<'a> {
     older_same_subject: Vec<usize>,
     /// Per position, the main-line commit through which it reached the main line ([`landings`]).
     landing: Vec<usize>,
+    /// Per position, the commit's index in the slice analysed; `None` when they are the same (the scanner's order).
+    input_index: Option<Vec<usize>>,
 }
 
 impl<'a> History<'a> {
@@ -1024,8 +1026,8 @@ impl<'a> History<'a> {
                 .iter()
                 .enumerate()
                 .all(|(pos, row)| position.insert(row.id, pos).is_none());
-        let (rows, parsed): (Vec<&CommitRow>, Vec<Parsed>) = if in_order {
-            (commits.iter().collect(), parsed)
+        let (rows, parsed, input_index): (Vec<&CommitRow>, Vec<Parsed>, _) = if in_order {
+            (commits.iter().collect(), parsed, None)
         } else {
             let mut seen = gix::hashtable::HashSet::with_capacity_and_hasher(commits.len(), Default::default());
             let mut order: Vec<usize> = (0..commits.len()).filter(|&i| seen.insert(commits[i].id)).collect();
@@ -1038,7 +1040,7 @@ impl<'a> History<'a> {
             let rows: Vec<&CommitRow> = order.iter().map(|&i| &commits[i]).collect();
             position.clear();
             position.extend(rows.iter().enumerate().map(|(pos, row)| (row.id, pos)));
-            (rows, parsed)
+            (rows, parsed, Some(order))
         };
         summary.duplicate_commits = (commits.len() - rows.len()) as u64;
         // The three lookups are independent: built at once (git.git: 82k commits each).
@@ -1078,6 +1080,7 @@ impl<'a> History<'a> {
             by_subject,
             older_same_subject,
             landing,
+            input_index,
         }
     }
 
@@ -1222,7 +1225,6 @@ pub fn analyze<E>(
             None => Parsed::new(row, spec, &matchers),
         })
         .collect();
-    drop(slots);
     for (row, parsed) in commits.iter_mut().zip(&parsed) {
         if !parsed.is_revert() {
             row.body = String::new();
@@ -1622,10 +1624,12 @@ pub fn analyze<E>(
     let _ = std::thread::Builder::new().spawn(move || drop((got, touched, added)));
     // The facts of the messages parsed anew, for the cache's next save: moved out at the end rather than copied at
     // the start (on git.git's first cached run, 82k of them, kept twice through the whole analysis otherwise).
-    if let Some(cache) = remembered {
+    // A commit the walk did not take from the cache is one the cache does not hold.
+    if remembered.is_some() {
         let parsed = std::mem::take(&mut history.parsed);
-        for (row, parsed) in history.rows.iter().zip(parsed) {
-            if cache.facts(&row.id).is_none() {
+        for (pos, (row, parsed)) in history.rows.iter().zip(parsed).enumerate() {
+            let input = history.input_index.as_ref().map_or(pos, |index| index[pos]);
+            if slot(input).is_none() {
                 memo.learned.insert(row.id, MessageFacts(parsed));
             }
         }
@@ -1649,29 +1653,38 @@ fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
 /// window holds it (one shared set per run of neighbouring candidates with the same remedies, on git.git thousands
 /// of sets for tens of thousands of candidates), in the order of the candidates' positions.
 fn restricted_requests(history: &History<'_>, windows: &[Vec<usize>], remedy_paths: &[BTreeSet<&str>]) -> Asked {
-    // Sized up front: on git.git tens of thousands of pairs, grown by doubling otherwise.
-    let pairs = windows
-        .iter()
-        .zip(remedy_paths)
-        .filter(|(_, paths)| !paths.is_empty())
-        .map(|(window, _)| window.len())
-        .sum();
-    let mut covering: Vec<(usize, usize)> = Vec::with_capacity(pairs);
-    for (index, (window, paths)) in windows.iter().zip(remedy_paths).enumerate() {
-        if paths.is_empty() {
-            continue;
-        }
-        covering.extend(window.iter().map(|&candidate| (candidate, index)));
+    // The remedies covering each candidate, grouped by candidate position with a counting sort (on git.git hundreds
+    // of thousands of (candidate, remedy) pairs over 82k positions): each group lists its remedies in index order,
+    // as the windows are visited in that order.
+    let covering = || {
+        windows
+            .iter()
+            .zip(remedy_paths)
+            .enumerate()
+            .filter(|(_, (_, paths))| !paths.is_empty())
+            .flat_map(|(index, (window, _))| window.iter().map(move |&candidate| (candidate, index)))
+    };
+    let mut start = vec![0usize; history.rows.len() + 1];
+    for (candidate, _) in covering() {
+        start[candidate + 1] += 1;
     }
-    covering.par_sort_unstable();
-    let groups: Vec<(usize, Vec<usize>)> = covering
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|group| (group[0].0, group.iter().map(|&(_, remedy)| remedy).collect()))
+    for pos in 0..history.rows.len() {
+        start[pos + 1] += start[pos];
+    }
+    let mut remedies_of = vec![0usize; start[history.rows.len()]];
+    let mut filled = start.clone();
+    for (candidate, index) in covering() {
+        remedies_of[filled[candidate]] = index;
+        filled[candidate] += 1;
+    }
+    let groups: Vec<(usize, &[usize])> = (0..history.rows.len())
+        .filter(|&pos| start[pos + 1] > start[pos])
+        .map(|pos| (pos, &remedies_of[start[pos]..start[pos + 1]]))
         .collect();
     let mut runs: Vec<&[usize]> = Vec::new();
     let mut run_of: Vec<usize> = Vec::with_capacity(groups.len());
-    for (_, remedies) in &groups {
-        if runs.last() != Some(&remedies.as_slice()) {
+    for &(_, remedies) in &groups {
+        if runs.last() != Some(&remedies) {
             runs.push(remedies);
         }
         run_of.push(runs.len() - 1);
