@@ -7,7 +7,8 @@
 #
 # Each single run is `phase0 p2 --repo PATH --name NAME`, then one `phase0 p2 --repo NAME=PATH …` over all of them;
 # wall time and peak resident memory from GNU time (/usr/bin/time). PHASE0=path picks the binary (default: a
-# release build, scripts/phase0-bin.sh release). Reports go to $OUT (default target/bench/p2-many), and the pooled
+# release build, scripts/phase0-bin.sh release). Every run is `--no-cache`: with the caches (on by default since they
+# came in) each run would read what the one before wrote, and the comparison would be of warm against cold. Reports go to $OUT (default target/bench/p2-many), and the pooled
 # run's reports are compared with the single runs' (each partition must equal its single run's report set).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,12 +31,12 @@ for spec in "$@"; do
   name=${spec%%=*}
   path=${spec#*=}
   repos+=(--repo "$spec")
-  read -r label seconds kib < <(measure "$name" "$phase0" p2 --repo "$path" --name "$name" --out "$out/single/$name")
+  read -r label seconds kib < <(measure "$name" "$phase0" p2 --no-cache --repo "$path" --name "$name" --out "$out/single/$name")
   printf '%-10s %8.2f s %8d MB\n' "$label" "$seconds" $((kib / 1024))
   sum=$(python3 -c "print($sum + $seconds)")
   max=$((kib > max ? kib : max))
 done
-read -r _ seconds kib < <(measure pooled "$phase0" p2 "${repos[@]}" --out "$out/pooled")
+read -r _ seconds kib < <(measure pooled "$phase0" p2 --no-cache "${repos[@]}" --out "$out/pooled")
 printf '%-10s %8.2f s %8d MB\n' "sum/max" "$sum" $((max / 1024))
 printf '%-10s %8.2f s %8d MB  (time %.2fx the sum, memory %.2fx the largest)\n' "one run" "$seconds" $((kib / 1024)) \
   "$(python3 -c "print($seconds / $sum)")" "$(python3 -c "print($kib / $max)")"

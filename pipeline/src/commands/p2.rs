@@ -472,6 +472,38 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
 }
 
 pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
+    render_reports(args)?.write()
+}
+
+/// A scanned repository's report set, rendered, and what is left to do: write it and wait for the caches (a run
+/// over several repositories does that while it scans the next one).
+pub(crate) struct Unwritten {
+    out: PathBuf,
+    files: Vec<(String, Vec<u8>)>,
+    cache_warnings: WhenSaved,
+    /// The outcome, but for the paths written and the caches' warnings.
+    outcome: P2Outcome,
+}
+
+impl Unwritten {
+    /// Writes the report set, then waits for the caches.
+    pub(crate) fn write(self) -> Result<P2Outcome, CommandError> {
+        let Unwritten {
+            out,
+            files,
+            cache_warnings,
+            mut outcome,
+        } = self;
+        outcome.written = write_report_set(&out, &files)?;
+        crate::timing::mark("reports written");
+        outcome.warnings.extend(cache_warnings.wait());
+        crate::timing::mark("caches written");
+        Ok(outcome)
+    }
+}
+
+/// Scans the repository and renders its reports; [`Unwritten::write`] writes them.
+pub(crate) fn render_reports(args: &P2Args) -> Result<Unwritten, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let template = super::template(args.templates.as_deref(), "p2.md.j2", render::P2_TEMPLATE)?;
     // A bad sheet is an input error found before the scan.
@@ -608,21 +640,23 @@ pub fn run(args: &P2Args) -> Result<P2Outcome, CommandError> {
             render::buckets_svg(&report.report.analysis, &prereg.spec).into_bytes(),
         ),
     ];
-    let written = write_report_set(&args.out, &files)?;
-    crate::timing::mark("reports written");
-    warnings.extend(cache_warnings.wait());
-    crate::timing::mark("caches written");
-    Ok(P2Outcome {
+    let outcome = P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
         cache_line: cache_line(commits_cached.as_ref(), cache.as_ref()),
         commits_cached: commits_cached
             .as_ref()
             .map(|(remembered, read, _)| (*remembered, *read)),
         json,
-        written,
+        written: Vec::new(),
         hint,
         warnings,
         cache: cache.as_ref().map(|(hits, computed, _)| (*hits, *computed)),
+    };
+    Ok(Unwritten {
+        out: args.out.clone(),
+        files,
+        cache_warnings,
+        outcome,
     })
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use super::p2::P2Args;
+use super::p2::{P2Args, P2Outcome};
 use super::{CommandError, write_report_set};
 use crate::experiments::p2_pool::{self, RepositoryCounts};
 use crate::prereg::Prereg;
@@ -185,9 +185,17 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
     // Every template is read before the first scan, so a bad one fails at once.
     super::template(args.templates.as_deref(), "p2.md.j2", single::P2_TEMPLATE)?;
     super::template(args.templates.as_deref(), "p2-pooled.md.j2", render::POOLED_TEMPLATE)?;
-    let mut partitions = Vec::with_capacity(repos.len());
-    let mut warnings = Vec::new();
-    let (mut hits, mut computed, mut remembered, mut read) = (0, 0, 0, 0);
+    // Each repository's report set is written, its caches saved and its partition read back (the pooling's input,
+    // as `phase0 pool` reads it) while the next repository is scanned: one at a time, so that at most one finished
+    // repository's reports (and, until its caches are saved, its history) are held beside a scan.
+    type Finished = Result<(P2Outcome, Partition), CommandError>;
+    let join = |finishing: std::thread::JoinHandle<Finished>| {
+        finishing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    };
+    let mut finishing: Option<(&str, std::thread::JoinHandle<Finished>)> = None;
+    let mut finished: Vec<(&str, P2Outcome, Partition)> = Vec::with_capacity(repos.len());
     for (i, repo) in repos.iter().enumerate() {
         if args.progress {
             eprintln!(
@@ -205,11 +213,31 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
             out: dir.clone(),
             ..args.clone()
         };
-        let outcome = super::p2::run(&one).map_err(|error| match error {
+        let rendered = super::p2::render_reports(&one).map_err(|error| match error {
             CommandError::Input(message) => CommandError::Input(format!("{}: {message}", repo.name)),
             other => other,
-        })?;
-        warnings.extend(outcome.warnings.into_iter().map(|w| format!("{}: {w}", repo.name)));
+        });
+        // The repository before this one is finished first, as if they ran one after the other: its error first.
+        if let Some((name, handle)) = finishing.take() {
+            let (outcome, partition) = join(handle)?;
+            finished.push((name, outcome, partition));
+        }
+        let unwritten = rendered?;
+        let writing = move || -> Finished {
+            let outcome = unwritten.write()?;
+            Ok((outcome, read_partition(&dir)?))
+        };
+        finishing = Some((&repo.name, std::thread::spawn(writing)));
+    }
+    if let Some((name, handle)) = finishing.take() {
+        let (outcome, partition) = join(handle)?;
+        finished.push((name, outcome, partition));
+    }
+    let mut warnings = Vec::new();
+    let (mut hits, mut computed, mut remembered, mut read) = (0, 0, 0, 0);
+    let mut partitions = Vec::with_capacity(finished.len());
+    for (name, outcome, partition) in finished {
+        warnings.extend(outcome.warnings.into_iter().map(|w| format!("{name}: {w}")));
         if let Some((h, c)) = outcome.cache {
             hits += h;
             computed += c;
@@ -218,10 +246,11 @@ pub fn run_many(args: &P2Args, repos: &[NamedRepo]) -> Result<PoolOutcome, Comma
             remembered += r;
             read += n;
         }
-        partitions.push(dir);
+        partitions.push(partition);
     }
+    let read_back = || Ok(partitions);
     let mut pooled = pool_partitions(
-        &partitions,
+        read_back,
         &PoolArgs {
             dirs: vec![args.out.clone()],
             prereg: args.prereg.clone(),
@@ -251,7 +280,7 @@ pub fn run(args: &PoolArgs) -> Result<PoolOutcome, CommandError> {
     for dir in &args.dirs {
         partitions.extend(find_partitions(dir)?);
     }
-    pool_partitions(&partitions, args)
+    pool_partitions(|| partitions.iter().map(|dir| read_partition(dir)).collect(), args)
 }
 
 /// `dir` itself when it holds a `p2.json`, else its `repo=*` subdirectories that do, by name.
@@ -293,13 +322,55 @@ struct Partition {
     inputs: [InputFile; 2],
 }
 
+/// The parts of a partition's `p2.json` that pooling reads. The rest (the failures and samples, most of its bytes) is
+/// skipped without being built into values: on five repositories parsing whole reports was most of the pooling's
+/// time. A missing part reads as `null`.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct PartitionJson {
+    command: serde_json::Value,
+    status: serde_json::Value,
+    error_code: serde_json::Value,
+    generated_at: serde_json::Value,
+    prereg: PartitionPrereg,
+    report: PartitionReport,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct PartitionPrereg {
+    path: serde_json::Value,
+    sha256: serde_json::Value,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct PartitionReport {
+    repository: PartitionRepository,
+    analysis: PartitionAnalysis,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct PartitionRepository {
+    path: serde_json::Value,
+    name: serde_json::Value,
+    commits_walked: serde_json::Value,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct PartitionAnalysis {
+    counts: serde_json::Map<String, serde_json::Value>,
+}
+
 fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
     let bad = |file: &str, message: String| CommandError::Input(format!("{}: {message}", dir.join(file).display()));
     let json_path = dir.join("p2.json");
     let json_bytes = std::fs::read(&json_path).map_err(|e| bad("p2.json", format!("cannot read it: {e}")))?;
-    let report: serde_json::Value =
+    let report: PartitionJson =
         serde_json::from_slice(&json_bytes).map_err(|e| bad("p2.json", format!("not JSON: {e}")))?;
-    if report["command"] != "phase0 p2" {
+    if report.command != "phase0 p2" {
         return Err(bad("p2.json", "not a report of phase0 p2".to_string()));
     }
     let text = |value: &serde_json::Value, what: &str| -> Result<String, CommandError> {
@@ -309,12 +380,13 @@ fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
             .ok_or_else(|| bad("p2.json", format!("{what} is missing")))
     };
     let prereg = PreregRef {
-        path: text(&report["prereg"]["path"], "prereg.path")?,
-        sha256: text(&report["prereg"]["sha256"], "prereg.sha256")?,
+        path: text(&report.prereg.path, "prereg.path")?,
+        sha256: text(&report.prereg.sha256, "prereg.sha256")?,
     };
-    let repository = &report["report"]["repository"];
-    let path = text(&repository["path"], "report.repository.path")?;
-    let name = repository["name"]
+    let repository = &report.report.repository;
+    let path = text(&repository.path, "report.repository.path")?;
+    let name = repository
+        .name
         .as_str()
         .map(str::to_string)
         .or_else(|| name_of_partition_dir(dir))
@@ -337,7 +409,7 @@ fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
         .map_err(|e| bad(single::FAILURES_PARQUET, e.to_string()))?;
     let counts = counted.get(&name).copied().unwrap_or_default();
     // The table and the report must tell the same story: a partition whose files come from two runs is refused.
-    let reported = &report["report"]["analysis"]["counts"];
+    let reported = &report.report.analysis.counts;
     for (key, value) in [
         ("total", counts.total),
         ("ci", counts.ci),
@@ -345,29 +417,29 @@ fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
         ("self_reflection", counts.self_reflection),
         ("ambiguous", counts.ambiguous),
     ] {
-        if reported[key].as_u64() != Some(value) {
+        let said = reported.get(key).unwrap_or(&serde_json::Value::Null);
+        if said.as_u64() != Some(value) {
             return Err(bad(
                 single::FAILURES_PARQUET,
                 format!(
-                    "counts {value} {key} failures, but p2.json says {}: the two files come from different runs",
-                    reported[key]
+                    "counts {value} {key} failures, but p2.json says {said}: the two files come from different runs"
                 ),
             ));
         }
     }
-    let status = text(&report["status"], "status")?;
+    let status = text(&report.status, "status")?;
     Ok(Partition {
         dir: dir.to_path_buf(),
         counts: RepositoryCounts {
             name,
             path,
             status,
-            error_code: report["error_code"].as_str().map(str::to_string),
-            commits_walked: repository["commits_walked"].as_u64().unwrap_or(0),
+            error_code: report.error_code.as_str().map(str::to_string),
+            commits_walked: repository.commits_walked.as_u64().unwrap_or(0),
             counts,
         },
         prereg,
-        generated_at: report["generated_at"].as_str().map(str::to_string),
+        generated_at: report.generated_at.as_str().map(str::to_string),
         inputs: [
             InputFile::new(&json_path, &json_bytes, None),
             InputFile::new(&parquet_path, &parquet_bytes, Some(rows as u64)),
@@ -375,12 +447,16 @@ fn read_partition(dir: &Path) -> Result<Partition, CommandError> {
     })
 }
 
-fn pool_partitions(dirs: &[PathBuf], args: &PoolArgs) -> Result<PoolOutcome, CommandError> {
+/// Pools the partitions `read` gives (called once the template and the as-of date are known good).
+fn pool_partitions(
+    read: impl FnOnce() -> Result<Vec<Partition>, CommandError>,
+    args: &PoolArgs,
+) -> Result<PoolOutcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let template = super::template(args.templates.as_deref(), "p2-pooled.md.j2", render::POOLED_TEMPLATE)?;
     let as_of = envelope::generated_at(args.as_of.as_deref(), args.source_date_epoch.as_deref(), None)
         .map_err(|e| input(&e))?;
-    let partitions = dirs.iter().map(|d| read_partition(d)).collect::<Result<Vec<_>, _>>()?;
+    let partitions = read()?;
     let mut names: BTreeMap<&str, &Path> = BTreeMap::new();
     for p in &partitions {
         if let Some(first) = names.insert(&p.counts.name, &p.dir) {
