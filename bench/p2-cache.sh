@@ -7,6 +7,9 @@
 #
 #   bench/p2-cache.sh REPO N          e.g. bench/p2-cache.sh /src/git 200   (git/git: HEAD~200..HEAD = 819 commits)
 #
+# The "after +1%" runs start from a copy of the cache, made and synced (`sync`) before each run: the 25 MB the copy
+# writes are the harness's, not the run's, and left dirty they would be flushed during the run's own syncs.
+#
 # PHASE0=path picks the binary (default: a release build). Results go to $OUT (default target/bench/p2-cache); the
 # reports of the three are compared byte for byte.
 set -euo pipefail
@@ -26,7 +29,7 @@ mkdir -p "$out/saved"
 cp -R "$out/behind" "$out/saved/behind"
 hyperfine -N -w 1 -r "${RUNS:-3}" --export-markdown "$out/hyperfine.md" \
   -n cold "$phase0 p2 --repo $repo --no-cache --out $out/cold" \
-  -n "after +1%" --prepare "bash -c 'rm -rf $out/behind && cp -R $out/saved/behind $out/behind'" \
+  -n "after +1%" --prepare "bash -c 'rm -rf $out/behind && cp -R $out/saved/behind $out/behind && sync'" \
   "$phase0 p2 --repo $repo --cache $out/behind --out $out/grown" \
   -n warm "$phase0 p2 --repo $repo --cache $out/current --out $out/warm"
 rm -rf "$out/behind" && cp -R "$out/saved/behind" "$out/behind"
