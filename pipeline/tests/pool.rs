@@ -131,6 +131,38 @@ fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_th
     );
 }
 
+/// A repository's report set is written while the next one is scanned: when it cannot be written, the run stops
+/// with that error (naming the path) before the next one is written, and pools nothing.
+#[test]
+fn a_partition_that_cannot_be_written_stops_the_run_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // A file where the first repository's partition directory should go.
+    std::fs::write(out.join("repo=first"), "not a directory").unwrap();
+    let repos = [
+        NamedRepo {
+            name: "first".into(),
+            path: repo.clone(),
+        },
+        NamedRepo {
+            name: "second".into(),
+            path: repo.clone(),
+        },
+    ];
+    let error = pool::run_many(&p2_args(&out), &repos).unwrap_err();
+    assert!(
+        matches!(&error, pipeline::commands::CommandError::Write { path, .. } if path.starts_with(out.join("repo=first"))),
+        "{error}"
+    );
+    assert!(
+        !out.join("repo=second").exists(),
+        "as when they run one after the other, nothing after the failing repository is written"
+    );
+    assert!(!out.join("p2-pooled.json").exists(), "nothing is pooled");
+}
+
 #[test]
 fn bad_partitions_are_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
