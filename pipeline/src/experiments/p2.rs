@@ -1783,7 +1783,7 @@ fn fetch<E>(
 }
 
 /// Diff requests and, for each, the position of its commit.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Asked {
     positions: Vec<usize>,
     requests: Vec<DiffRequest>,

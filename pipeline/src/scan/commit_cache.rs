@@ -136,12 +136,16 @@ impl<F: Facts> CommitCache<F> {
     {
         let path = self.path.as_ref()?;
         let non_utf8: gix::hashtable::HashSet<ObjectId> = non_utf8.iter().copied().collect();
-        let known = rows.iter().filter(|row| self.index.contains_key(&row.id)).count() as u64;
-        let new: Vec<(&CommitRow, &F)> = rows
-            .iter()
-            .filter(|row| !self.index.contains_key(&row.id))
-            .filter_map(|row| Some((row, facts(&row.id)?)))
-            .collect();
+        // One lookup per row: the rows the file holds, and the others with their facts.
+        let mut known = 0u64;
+        let mut new: Vec<(&CommitRow, &F)> = Vec::new();
+        for row in rows {
+            if self.index.contains_key(&row.id) {
+                known += 1;
+            } else if let Some(facts) = facts(&row.id) {
+                new.push((row, facts));
+            }
+        }
         let written = cache_file::keep(
             path,
             self.tail.as_ref(),

@@ -277,12 +277,14 @@ impl DiffCache {
         if !self.changed && self.used.len() == self.commits.len() {
             return None;
         }
-        let used = self.used_in_order();
-        let learned: Vec<(&ObjectId, &Known)> = used
+        // In id order, the order a file lists entries in; the whole used set is sorted only for a rewrite.
+        let mut learned: Vec<(&ObjectId, &Known)> = self
+            .used
             .iter()
-            .filter_map(|&id| Some((id, self.commits.get(id)?)))
+            .filter_map(|id| Some((id, self.commits.get(id)?)))
             .filter(|(_, known)| !known.on_file)
             .collect();
+        learned.sort_unstable_by_key(|&(id, _)| id);
         // The latest entry of each used commit the run did not learn about is still current; the rest of the file
         // (entries a later one replaces, commits this run did not use) is stale.
         let live = (self.used.len() - learned.len()) as u64;
@@ -291,16 +293,18 @@ impl DiffCache {
             self.tail.as_ref(),
             (self.entries_on_file, live, learned.len() as u64),
             |sink| self.encode_appended(sink, &learned),
-            || self.rewrite(path, &used),
+            || self.rewrite(path),
         );
         written
             .err()
             .map(|error| format!("{}: cannot write the diff cache ({error})", path.display()))
     }
 
-    fn rewrite(&self, path: &Path, used: &[&ObjectId]) -> std::io::Result<()> {
+    /// The file with the used commits alone.
+    fn rewrite(&self, path: &Path) -> std::io::Result<()> {
+        let used = self.used_in_order();
         cache_file::write_new(path, cache_file::header(MAGIC, FORMAT, &self.stamp), |sink| {
-            encode(self, used, sink)
+            encode(self, &used, sink)
         })
     }
 
