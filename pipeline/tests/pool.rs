@@ -163,6 +163,38 @@ fn a_partition_that_cannot_be_written_stops_the_run_with_its_error() {
     assert!(!out.join("p2-pooled.json").exists(), "nothing is pooled");
 }
 
+/// A repository that cannot be walked stops the run in its turn, as if they ran one after the other (the one
+/// before it written, since it is written while the next is scanned; none after it; nothing pooled).
+#[test]
+fn a_repository_that_cannot_be_walked_stops_the_run_in_its_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let out = dir.path().join("out");
+    let repos = [
+        NamedRepo {
+            name: "first".into(),
+            path: repo.clone(),
+        },
+        NamedRepo {
+            name: "second".into(),
+            path: dir.path().join("not-a-repository"),
+        },
+        NamedRepo {
+            name: "third".into(),
+            path: repo.clone(),
+        },
+    ];
+    let error = pool::run_many(&p2_args(&out), &repos).unwrap_err().to_string();
+    assert!(error.starts_with("second: "), "{error}");
+    assert!(error.contains("not-a-repository"), "{error}");
+    assert!(
+        out.join("repo=first").join("p2.json").exists(),
+        "the repository before it is written"
+    );
+    assert!(!out.join("repo=third").exists(), "nothing after it is written");
+    assert!(!out.join("p2-pooled.json").exists(), "nothing is pooled");
+}
+
 #[test]
 fn bad_partitions_are_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
