@@ -21,6 +21,13 @@ fn p2_args(out: &Path) -> P2Args {
     }
 }
 
+fn named(name: &str, path: PathBuf) -> NamedRepo {
+    NamedRepo {
+        name: name.into(),
+        path,
+    }
+}
+
 fn pool_args(dirs: Vec<PathBuf>, out: &Path) -> PoolArgs {
     PoolArgs {
         dirs,
@@ -48,16 +55,7 @@ fn several_repositories_are_scanned_into_partitions_and_pooled_and_pool_gives_th
     let repo = common::p2_fixture(dir.path());
     let out = dir.path().join("out");
     // The same history under two names.
-    let repos = [
-        NamedRepo {
-            name: "acme/whole".into(),
-            path: repo.clone(),
-        },
-        NamedRepo {
-            name: "second".into(),
-            path: repo.clone(),
-        },
-    ];
+    let repos = [named("acme/whole", repo.clone()), named("second", repo.clone())];
     let outcome = pool::run_many(&p2_args(&out), &repos).unwrap();
     for partition in ["repo=acme%2Fwhole", "repo=second"] {
         for file in [
@@ -141,16 +139,7 @@ fn a_partition_that_cannot_be_written_stops_the_run_with_its_error() {
     std::fs::create_dir_all(&out).unwrap();
     // A file where the first repository's partition directory should go.
     std::fs::write(out.join("repo=first"), "not a directory").unwrap();
-    let repos = [
-        NamedRepo {
-            name: "first".into(),
-            path: repo.clone(),
-        },
-        NamedRepo {
-            name: "second".into(),
-            path: repo.clone(),
-        },
-    ];
+    let repos = [named("first", repo.clone()), named("second", repo.clone())];
     let error = pool::run_many(&p2_args(&out), &repos).unwrap_err();
     assert!(
         matches!(&error, pipeline::commands::CommandError::Write { path, .. } if path.starts_with(out.join("repo=first"))),
@@ -171,18 +160,9 @@ fn a_repository_that_cannot_be_walked_stops_the_run_in_its_turn() {
     let repo = common::p2_fixture(dir.path());
     let out = dir.path().join("out");
     let repos = [
-        NamedRepo {
-            name: "first".into(),
-            path: repo.clone(),
-        },
-        NamedRepo {
-            name: "second".into(),
-            path: dir.path().join("not-a-repository"),
-        },
-        NamedRepo {
-            name: "third".into(),
-            path: repo.clone(),
-        },
+        named("first", repo.clone()),
+        named("second", dir.path().join("not-a-repository")),
+        named("third", repo.clone()),
     ];
     let error = pool::run_many(&p2_args(&out), &repos).unwrap_err().to_string();
     assert!(error.starts_with("second: "), "{error}");

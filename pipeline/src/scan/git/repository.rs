@@ -69,7 +69,7 @@ pub(crate) struct DeltaCache {
 }
 
 /// Rings of caches dropped, for the next ones: as many as there are threads at most (a batch's per-thread handles),
-/// of any size (a ring too small for a new cache is freed instead).
+/// all of the size last dropped (P2's and P3's caches have different limits; a ring of another size is freed).
 static RINGS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 impl DeltaCache {
@@ -96,6 +96,7 @@ impl Drop for DeltaCache {
             return;
         }
         let mut rings = RINGS.lock().unwrap_or_else(PoisonError::into_inner);
+        rings.retain(|ring| ring.len() == self.ring.len());
         if rings.len() < rayon::current_num_threads().max(2) {
             rings.push(std::mem::take(&mut self.ring));
         }
@@ -106,13 +107,16 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
     fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix::objs::Kind, compressed_size: usize) {
         let key = (pack_id, offset);
         let len = data.len();
-        if len > self.limit / 8 || self.entries.contains_key(&key) {
+        // An empty entry is not kept: nothing to save, and an empty range at the front of the previous lap would
+        // stop the overlap check below before the entry written after it, which would then be overwritten while
+        // still answering for its key.
+        if len == 0 || len > self.limit / 8 || self.entries.contains_key(&key) {
             return;
         }
         if self.ring.len() < self.limit {
             let kept = {
                 let mut rings = RINGS.lock().unwrap_or_else(PoisonError::into_inner);
-                let at = rings.iter().position(|ring| ring.len() >= self.limit);
+                let at = rings.iter().position(|ring| ring.len() == self.limit);
                 at.map(|at| rings.swap_remove(at))
             };
             // Zeroed memory the system maps lazily: a page is faulted in when an entry is first written to it.
@@ -389,6 +393,31 @@ mod tests {
     use gix::objs::Kind;
     use gix::odb::pack::cache::DecodeEntry;
 
+    /// An empty entry is never kept: an empty range at the front of the previous lap would hide the entry after
+    /// it from the overlap check, and that entry would be overwritten while still answering for its key.
+    #[test]
+    fn an_empty_entry_does_not_shield_the_entry_after_it() {
+        let mut cache = DeltaCache::new(4096);
+        let mut out = Vec::new();
+        cache.put(1, 1, &[1; 100], Kind::Blob, 0);
+        cache.put(1, 2, &[], Kind::Blob, 0);
+        cache.put(1, 3, &[3; 100], Kind::Blob, 0);
+        // Fill the ring to 12 bytes before its end; the next entry wraps to 0 (over entry 1), the one after it is
+        // written at 100, where the empty entry and entry 3 start.
+        for offset in 10..17 {
+            cache.put(1, offset, &[9; 512], Kind::Blob, 0);
+        }
+        cache.put(1, 17, &[9; 300], Kind::Blob, 0);
+        cache.put(1, 20, &[4; 100], Kind::Blob, 0);
+        cache.put(1, 21, &[5; 50], Kind::Blob, 0);
+        if cache.get(1, 3, &mut out).is_some() {
+            assert_eq!(out, vec![3; 100], "entry 3 answers with its own bytes or not at all");
+        }
+        assert_eq!(cache.get(1, 2, &mut out), None);
+        assert_eq!(cache.get(1, 21, &mut out), Some((Kind::Blob, 0)));
+        assert_eq!(out, vec![5; 50]);
+    }
+
     /// Random-sized entries through a small ring, wrapping many times: every entry the cache answers for holds
     /// exactly the bytes put under its key, the newest entries are always there, and one over an eighth of the
     /// limit is never kept.
@@ -412,7 +441,7 @@ mod tests {
             cache.put(7, offset, &content(offset, len), Kind::Blob, len / 2);
             lens.push(len);
             // The last entries written, up to a quarter of the ring, are all there (none can have been overwritten),
-            // but for those over an eighth of it.
+            // but for empty ones and those over an eighth of it.
             let mut bytes = 0;
             for (offset, &len) in lens.iter().enumerate().rev() {
                 bytes += len;
@@ -420,7 +449,7 @@ mod tests {
                     break;
                 }
                 let kept = cache.get(7, offset as u64, &mut out);
-                if len > limit / 8 {
+                if len == 0 || len > limit / 8 {
                     assert_eq!(kept, None, "entry {offset}");
                     continue;
                 }
