@@ -740,17 +740,42 @@ pub struct P2Analysis {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Parsed {
     merge: bool,
+    fixes_not_sha: u64,
+    fix: bool,
+    /// A mass change by its subject (type, keywords, version number); by its file count it is decided later.
+    mass_subject: bool,
+    /// What few messages say (a revert, SHAs, pull request numbers): `None` when it is all empty, as for most
+    /// commits. Boxed: on a rerun of git.git 82 thousand of these are decoded from the commit cache and copied into
+    /// the analysis, and new memory is most of what that costs (BENCHMARKS.md).
+    cited: Option<Box<Cited>>,
+}
+
+/// The part of [`Parsed`] most commits do not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Cited {
     revert: Option<text::RevertForm>,
     marker_shas: Vec<String>,
     fixes_shas: Vec<String>,
-    fixes_not_sha: u64,
     /// SHAs the body cites as the culprit (see [`text::cited_shas`]) when the commit is a fix or names a culprit.
     cited_shas: Vec<String>,
     /// Pull request numbers the subject or body cites as the culprit (see [`text::cited_pull_requests`]; version 4).
     cited_pull_requests: Vec<u64>,
-    fix: bool,
-    /// A mass change by its subject (type, keywords, version number); by its file count it is decided later.
-    mass_subject: bool,
+}
+
+/// What a commit that says none of it has.
+static NOTHING_CITED: Cited = Cited {
+    revert: None,
+    marker_shas: Vec::new(),
+    fixes_shas: Vec::new(),
+    cited_shas: Vec::new(),
+    cited_pull_requests: Vec::new(),
+};
+
+impl Cited {
+    /// Boxed, or `None` when empty (one form for "nothing", so that equal facts compare equal).
+    fn boxed(self) -> Option<Box<Cited>> {
+        (self != NOTHING_CITED).then(|| Box::new(self))
+    }
 }
 
 /// What the pre-registration's patterns found in one commit's message, as the commit cache keeps it between runs
@@ -809,7 +834,7 @@ impl Facts for MessageFacts {
         let parsed = &self.0;
         let flags = u8::from(parsed.merge) | u8::from(parsed.fix) << 1 | u8::from(parsed.mass_subject) << 2;
         out.push(flags);
-        match &parsed.revert {
+        match &parsed.cited().revert {
             None => out.push(0),
             Some(form) => {
                 out.push(1);
@@ -817,12 +842,12 @@ impl Facts for MessageFacts {
                 cache_file::put_text(out, &form.reverted_subject);
             }
         }
-        put_shas(out, &parsed.marker_shas);
-        put_shas(out, &parsed.fixes_shas);
+        put_shas(out, &parsed.cited().marker_shas);
+        put_shas(out, &parsed.cited().fixes_shas);
         out.extend_from_slice(&parsed.fixes_not_sha.to_le_bytes());
-        put_shas(out, &parsed.cited_shas);
-        out.extend_from_slice(&(parsed.cited_pull_requests.len() as u32).to_le_bytes());
-        for number in &parsed.cited_pull_requests {
+        put_shas(out, &parsed.cited().cited_shas);
+        out.extend_from_slice(&(parsed.cited().cited_pull_requests.len() as u32).to_le_bytes());
+        for number in &parsed.cited().cited_pull_requests {
             out.extend_from_slice(&number.to_le_bytes());
         }
     }
@@ -836,16 +861,24 @@ impl Facts for MessageFacts {
                 reverted_subject: r.text()?.to_string(),
             }),
         };
+        let marker_shas = shas(r)?;
+        let fixes_shas = shas(r)?;
+        let fixes_not_sha = r.u64()?;
+        let cited_shas = shas(r)?;
+        let cited_pull_requests = (0..r.count(8)?).map(|_| r.u64()).collect::<Result<_, _>>()?;
         Ok(Self(Parsed {
             merge: flags & 1 != 0,
             fix: flags & 2 != 0,
             mass_subject: flags & 4 != 0,
-            revert,
-            marker_shas: shas(r)?,
-            fixes_shas: shas(r)?,
-            fixes_not_sha: r.u64()?,
-            cited_shas: shas(r)?,
-            cited_pull_requests: (0..r.count(8)?).map(|_| r.u64()).collect::<Result<_, _>>()?,
+            fixes_not_sha,
+            cited: Cited {
+                revert,
+                marker_shas,
+                fixes_shas,
+                cited_shas,
+                cited_pull_requests,
+            }
+            .boxed(),
         }))
     }
 }
@@ -928,26 +961,33 @@ impl Parsed {
             || text::starts_with_version(&row.subject);
         Self {
             merge: row.parents.len() > 1,
-            revert: text::revert_form(&row.subject, &spec.revert),
-            // The subject too: git's subject is the whole first paragraph, and a message without a blank line after
-            // its first line (`git-gui: Revert "…"` / `This reverts commit …`) has the marker there.
-            marker_shas: text::marker_shas(&[&row.subject, &row.body], &matchers.sha_markers, spec.min_sha_len),
-            fixes_shas,
             fixes_not_sha,
-            cited_shas,
-            cited_pull_requests,
             fix,
             mass_subject,
+            cited: Cited {
+                revert: text::revert_form(&row.subject, &spec.revert),
+                // The subject too: git's subject is the whole first paragraph, and a message without a blank line
+                // after its first line (`git-gui: Revert "…"` / `This reverts commit …`) has the marker there.
+                marker_shas: text::marker_shas(&[&row.subject, &row.body], &matchers.sha_markers, spec.min_sha_len),
+                fixes_shas,
+                cited_shas,
+                cited_pull_requests,
+            }
+            .boxed(),
         }
     }
 
+    fn cited(&self) -> &Cited {
+        self.cited.as_deref().unwrap_or(&NOTHING_CITED)
+    }
+
     fn is_revert(&self) -> bool {
-        self.revert.is_some() || !self.marker_shas.is_empty()
+        self.cited().revert.is_some() || !self.cited().marker_shas.is_empty()
     }
 
     /// The net effect removes a change: an odd number of revert layers (a SHA marker alone is one layer).
     fn is_net_revert(&self) -> bool {
-        self.is_revert() && self.revert.as_ref().is_none_or(|form| form.depth % 2 == 1)
+        self.is_revert() && self.cited().revert.as_ref().is_none_or(|form| form.depth % 2 == 1)
     }
 
     /// Could be the failing change of a fix that names no SHA: any commit but a merge and a mass change (by its
@@ -1818,9 +1858,9 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
     let landed = PullRequests::of(history);
     for (pos, parsed) in history.parsed.iter().enumerate() {
         let detected = parsed.is_revert()
-            || !parsed.fixes_shas.is_empty()
-            || !parsed.cited_shas.is_empty()
-            || !parsed.cited_pull_requests.is_empty()
+            || !parsed.cited().fixes_shas.is_empty()
+            || !parsed.cited().cited_shas.is_empty()
+            || !parsed.cited().cited_pull_requests.is_empty()
             || parsed.fix;
         if parsed.merge {
             summary.merge_remedies_skipped += u64::from(detected);
@@ -1834,8 +1874,12 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             }
             let before = pending.len();
             let mut skipped = false;
-            if parsed.marker_shas.is_empty() {
-                let subject = parsed.revert.as_ref().map_or("", |form| form.reverted_subject.as_str());
+            if parsed.cited().marker_shas.is_empty() {
+                let subject = parsed
+                    .cited()
+                    .revert
+                    .as_ref()
+                    .map_or("", |form| form.reverted_subject.as_str());
                 let failing = history.earlier_with_subject(pos, subject);
                 summary.revert_subjects_not_found += u64::from(failing.is_none());
                 pending.push(Pending {
@@ -1861,7 +1905,9 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                     LinkRule::RevertShaOutsideHistory,
                     LinkRule::RevertShaAmbiguous,
                 );
-                for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.marker_shas, links, summary) {
+                for (failing, failing_ref, link) in
+                    resolve_all(history, pos, &parsed.cited().marker_shas, links, summary)
+                {
                     if failing.is_some_and(|target| history.parsed[target].is_net_revert()) {
                         skipped = true;
                         continue;
@@ -1874,14 +1920,14 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             } else if skipped {
                 summary.reverts_of_reverts_skipped += 1;
             }
-        } else if !parsed.fixes_shas.is_empty() {
+        } else if !parsed.cited().fixes_shas.is_empty() {
             let links = (
                 LinkRule::FixesSha,
                 LinkRule::FixesShaOutsideHistory,
                 LinkRule::FixesShaAmbiguous,
             );
             let before = pending.len();
-            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.fixes_shas, links, summary) {
+            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.cited().fixes_shas, links, summary) {
                 pending.push(Pending::named(
                     pos,
                     FailureKind::FixesTrailer,
@@ -1889,17 +1935,17 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                 ));
             }
             summary.fixes_trailer_commits += u64::from(pending.len() > before);
-        } else if !parsed.cited_shas.is_empty() || !parsed.cited_pull_requests.is_empty() {
+        } else if !parsed.cited().cited_shas.is_empty() || !parsed.cited().cited_pull_requests.is_empty() {
             let links = (
                 LinkRule::CitationSha,
                 LinkRule::CitationShaOutsideHistory,
                 LinkRule::CitationShaAmbiguous,
             );
             let before = pending.len();
-            let mut named = resolve_all(history, pos, &parsed.cited_shas, links, summary);
+            let mut named = resolve_all(history, pos, &parsed.cited().cited_shas, links, summary);
             // A pull request number resolves only to a commit that landed it: an issue's number, or one that lands
             // nowhere in the walked history, is counted and never a link.
-            for &number in &parsed.cited_pull_requests {
+            for &number in &parsed.cited().cited_pull_requests {
                 match landed.get(number) {
                     Some(target) if target != pos => {
                         if !named.iter().any(|(failing, _, _)| *failing == Some(target)) {
@@ -1943,7 +1989,7 @@ impl PullRequests {
         if history
             .parsed
             .iter()
-            .any(|parsed| !parsed.cited_pull_requests.is_empty())
+            .any(|parsed| !parsed.cited().cited_pull_requests.is_empty())
         {
             for (pos, row) in history.rows.iter().enumerate() {
                 if let Some(number) = text::landed_pull_request(&row.subject) {
@@ -2084,8 +2130,8 @@ pub fn remedies<'a>(commits: &'a [CommitRow], spec: &P2Spec) -> Vec<&'a CommitRo
             let parsed = Parsed::new(row, spec, &matchers);
             !parsed.merge
                 && (parsed.is_net_revert()
-                    || !parsed.fixes_shas.is_empty()
-                    || !parsed.cited_shas.is_empty()
+                    || !parsed.cited().fixes_shas.is_empty()
+                    || !parsed.cited().cited_shas.is_empty()
                     || parsed.fix)
         })
         .collect()

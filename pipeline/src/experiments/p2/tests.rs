@@ -1595,13 +1595,22 @@ fn message_facts_come_back_from_the_commit_cache_as_parsed() {
     }
     // The fields are not all empty: the rows above exercise each of them.
     let parsed: Vec<Parsed> = rows.iter().map(|row| Parsed::new(row, &spec, &matchers)).collect();
-    assert_eq!(parsed[0].revert.as_ref().map(|form| form.depth), Some(2));
-    assert_eq!(parsed[0].marker_shas.len(), 1);
+    assert_eq!(parsed[0].cited().revert.as_ref().map(|form| form.depth), Some(2));
+    assert_eq!(parsed[0].cited().marker_shas.len(), 1);
     assert_eq!(
-        (parsed[1].fix, parsed[1].fixes_shas.len(), parsed[1].fixes_not_sha),
+        (
+            parsed[1].fix,
+            parsed[1].cited().fixes_shas.len(),
+            parsed[1].fixes_not_sha
+        ),
         (true, 1, 1)
     );
-    assert_eq!(parsed[1].cited_shas, ["abcdef0123"]);
+    assert_eq!(parsed[1].cited().cited_shas, ["abcdef0123"]);
     assert!(parsed[2].merge);
     assert!(parsed[3].mass_subject);
+    // Nothing cited is one form, `None`, parsed or decoded: equal facts compare equal.
+    assert_eq!(
+        parsed.iter().map(|p| p.cited.is_some()).collect::<Vec<_>>(),
+        [true, true, false, false]
+    );
 }
