@@ -832,9 +832,10 @@ fn shas(r: &mut cache_file::Reader<'_>) -> Result<Vec<String>, String> {
 impl Facts for MessageFacts {
     fn encode(&self, out: &mut Vec<u8>) {
         let parsed = &self.0;
+        let cited = parsed.cited();
         let flags = u8::from(parsed.merge) | u8::from(parsed.fix) << 1 | u8::from(parsed.mass_subject) << 2;
         out.push(flags);
-        match &parsed.cited().revert {
+        match &cited.revert {
             None => out.push(0),
             Some(form) => {
                 out.push(1);
@@ -842,12 +843,12 @@ impl Facts for MessageFacts {
                 cache_file::put_text(out, &form.reverted_subject);
             }
         }
-        put_shas(out, &parsed.cited().marker_shas);
-        put_shas(out, &parsed.cited().fixes_shas);
+        put_shas(out, &cited.marker_shas);
+        put_shas(out, &cited.fixes_shas);
         out.extend_from_slice(&parsed.fixes_not_sha.to_le_bytes());
-        put_shas(out, &parsed.cited().cited_shas);
-        out.extend_from_slice(&(parsed.cited().cited_pull_requests.len() as u32).to_le_bytes());
-        for number in &parsed.cited().cited_pull_requests {
+        put_shas(out, &cited.cited_shas);
+        out.extend_from_slice(&(cited.cited_pull_requests.len() as u32).to_le_bytes());
+        for number in &cited.cited_pull_requests {
             out.extend_from_slice(&number.to_le_bytes());
         }
     }
@@ -1857,10 +1858,11 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
     let mut fixes = Vec::new();
     let landed = PullRequests::of(history);
     for (pos, parsed) in history.parsed.iter().enumerate() {
+        let cited = parsed.cited();
         let detected = parsed.is_revert()
-            || !parsed.cited().fixes_shas.is_empty()
-            || !parsed.cited().cited_shas.is_empty()
-            || !parsed.cited().cited_pull_requests.is_empty()
+            || !cited.fixes_shas.is_empty()
+            || !cited.cited_shas.is_empty()
+            || !cited.cited_pull_requests.is_empty()
             || parsed.fix;
         if parsed.merge {
             summary.merge_remedies_skipped += u64::from(detected);
@@ -1874,12 +1876,8 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             }
             let before = pending.len();
             let mut skipped = false;
-            if parsed.cited().marker_shas.is_empty() {
-                let subject = parsed
-                    .cited()
-                    .revert
-                    .as_ref()
-                    .map_or("", |form| form.reverted_subject.as_str());
+            if cited.marker_shas.is_empty() {
+                let subject = cited.revert.as_ref().map_or("", |form| form.reverted_subject.as_str());
                 let failing = history.earlier_with_subject(pos, subject);
                 summary.revert_subjects_not_found += u64::from(failing.is_none());
                 pending.push(Pending {
@@ -1905,9 +1903,7 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                     LinkRule::RevertShaOutsideHistory,
                     LinkRule::RevertShaAmbiguous,
                 );
-                for (failing, failing_ref, link) in
-                    resolve_all(history, pos, &parsed.cited().marker_shas, links, summary)
-                {
+                for (failing, failing_ref, link) in resolve_all(history, pos, &cited.marker_shas, links, summary) {
                     if failing.is_some_and(|target| history.parsed[target].is_net_revert()) {
                         skipped = true;
                         continue;
@@ -1920,14 +1916,14 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
             } else if skipped {
                 summary.reverts_of_reverts_skipped += 1;
             }
-        } else if !parsed.cited().fixes_shas.is_empty() {
+        } else if !cited.fixes_shas.is_empty() {
             let links = (
                 LinkRule::FixesSha,
                 LinkRule::FixesShaOutsideHistory,
                 LinkRule::FixesShaAmbiguous,
             );
             let before = pending.len();
-            for (failing, failing_ref, link) in resolve_all(history, pos, &parsed.cited().fixes_shas, links, summary) {
+            for (failing, failing_ref, link) in resolve_all(history, pos, &cited.fixes_shas, links, summary) {
                 pending.push(Pending::named(
                     pos,
                     FailureKind::FixesTrailer,
@@ -1935,17 +1931,17 @@ fn detect(history: &History<'_>, summary: &mut HistorySummary) -> (Vec<Pending>,
                 ));
             }
             summary.fixes_trailer_commits += u64::from(pending.len() > before);
-        } else if !parsed.cited().cited_shas.is_empty() || !parsed.cited().cited_pull_requests.is_empty() {
+        } else if !cited.cited_shas.is_empty() || !cited.cited_pull_requests.is_empty() {
             let links = (
                 LinkRule::CitationSha,
                 LinkRule::CitationShaOutsideHistory,
                 LinkRule::CitationShaAmbiguous,
             );
             let before = pending.len();
-            let mut named = resolve_all(history, pos, &parsed.cited().cited_shas, links, summary);
+            let mut named = resolve_all(history, pos, &cited.cited_shas, links, summary);
             // A pull request number resolves only to a commit that landed it: an issue's number, or one that lands
             // nowhere in the walked history, is counted and never a link.
-            for &number in &parsed.cited().cited_pull_requests {
+            for &number in &cited.cited_pull_requests {
                 match landed.get(number) {
                     Some(target) if target != pos => {
                         if !named.iter().any(|(failing, _, _)| *failing == Some(target)) {
@@ -2128,10 +2124,11 @@ pub fn remedies<'a>(commits: &'a [CommitRow], spec: &P2Spec) -> Vec<&'a CommitRo
         .iter()
         .filter(|row| {
             let parsed = Parsed::new(row, spec, &matchers);
+            let cited = parsed.cited();
             !parsed.merge
                 && (parsed.is_net_revert()
-                    || !parsed.cited().fixes_shas.is_empty()
-                    || !parsed.cited().cited_shas.is_empty()
+                    || !cited.fixes_shas.is_empty()
+                    || !cited.cited_shas.is_empty()
                     || parsed.fix)
         })
         .collect()
