@@ -31,11 +31,11 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     let (cold_hits, cold_computed) = cold.cache.unwrap();
     assert!(cold_computed > 0);
     let warm = p2(&repo, &dir.path().join("warm"), Some(&cache));
-    assert_eq!(
-        warm.cache,
-        Some((cold_hits + cold_computed, 0)),
-        "a warm rerun computes nothing"
-    );
+    // A warm rerun computes nothing; it takes every fix's link from the link cache, so it does not even ask for the
+    // diffs of their windows.
+    let (warm_hits, warm_computed) = warm.cache.unwrap();
+    assert_eq!(warm_computed, 0, "a warm rerun computes nothing");
+    assert!(warm_hits < cold_hits + cold_computed, "{warm_hits}");
     let (_, commits) = cold.commits_cached.unwrap();
     assert_eq!(cold.commits_cached, Some((0, commits)), "a cold run reads every commit");
     assert!(commits > 5, "{commits}");
@@ -52,13 +52,21 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
             .display()
             .to_string()
     };
-    let diffs = cold_hits + cold_computed;
+    let fixes = cold
+        .cache_line
+        .lines()
+        .find_map(|line| line.strip_prefix("  link cache      0 of "))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .to_string();
+    assert_eq!(fixes, "11", "{}", cold.cache_line);
     assert_eq!(
         warm.cache_line,
         format!(
-            "  commit cache    {commits} of {commits} commits from {}, 0 read\n  diff cache      {diffs} of {diffs} \
-             diffs from {}, 0 computed\n",
+            "  commit cache    {commits} of {commits} commits from {}, 0 read\n  link cache      {fixes} of {fixes} \
+             fixes' links from {}, 0 linked\n  diff cache      {warm_hits} of {warm_hits} diffs from {}, 0 computed\n",
             file("p2commits"),
+            file("p2links"),
             file("p2diffs"),
         )
     );
@@ -83,15 +91,73 @@ fn a_rerun_diffs_only_what_is_new_and_writes_the_same_reports() {
     );
     let grown = p2(&repo, &dir.path().join("grown"), Some(&cache));
     assert_eq!(grown.commits_cached, Some((commits, 1)), "only the new commit is read");
-    let (hits, computed) = grown.cache.unwrap();
+    let (_, computed) = grown.cache.unwrap();
     assert!(computed > 0 && computed <= 3, "computed {computed}");
-    assert!(hits >= cold_hits + cold_computed, "hits {hits}");
+    // The new fix is linked; every other fix's window is unchanged.
+    assert!(
+        grown
+            .cache_line
+            .contains(&format!("  link cache      {fixes} of 12 fixes' links from ")),
+        "{}",
+        grown.cache_line
+    );
     let fresh = p2(&repo, &dir.path().join("fresh"), None);
     assert_eq!(
         common::report_files(&dir.path().join("fresh")),
         common::report_files(&dir.path().join("grown"))
     );
     assert_eq!(fresh.summary, grown.summary);
+}
+
+/// A commit that lands late but was written inside an earlier fix's window (a topic branch merged weeks later)
+/// changes that window: the fix is linked again, and the reports are those of a run without a cache.
+#[test]
+fn a_commit_landing_in_an_old_window_links_that_fix_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::p2_fixture(dir.path());
+    let cache = dir.path().join("cache");
+    p2(&repo, &dir.path().join("cold"), Some(&cache));
+    let git = |date: &str, args: &[&str]| common::git_at(&repo, dir.path(), date, args);
+    let tip = String::from_utf8(
+        std::process::Command::new("git")
+            .args(["rev-parse", "--abbrev-ref", "HEAD"])
+            .current_dir(&repo)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    // "Add greeting" is day 60 (March 1st), "fix: typo in greeting" day 61: a commit of March 1st, evening, on a
+    // branch from "Add greeting", merged in June. It touches another file: being in the window is what counts.
+    git(
+        "2026-03-01T18:00:00Z",
+        &["checkout", "--quiet", "-b", "late", ":/^Add greeting"],
+    );
+    std::fs::write(repo.join("src/late.c"), "late line 1\nlate line 2\n").unwrap();
+    git("2026-03-01T18:00:00Z", &["add", "src/late.c"]);
+    git("2026-03-01T18:00:00Z", &["commit", "--quiet", "-m", "Add a late file"]);
+    git("2026-06-02T12:00:00Z", &["checkout", "--quiet", tip.trim()]);
+    git(
+        "2026-06-02T12:00:00Z",
+        &["merge", "--quiet", "--no-ff", "-m", "Merge branch 'late'", "late"],
+    );
+    let grown = p2(&repo, &dir.path().join("grown"), Some(&cache));
+    let line = grown.cache_line.lines().find(|l| l.contains("link cache")).unwrap();
+    assert!(line.ends_with(", 1 linked"), "{line}");
+    let fresh = p2(&repo, &dir.path().join("fresh"), None);
+    assert_eq!(
+        common::report_files(&dir.path().join("fresh")),
+        common::report_files(&dir.path().join("grown"))
+    );
+    assert_eq!(fresh.summary, grown.summary);
+    // And a warm run after it takes all of them.
+    let warm = p2(&repo, &dir.path().join("warm"), Some(&cache));
+    let line = warm.cache_line.lines().find(|l| l.contains("link cache")).unwrap();
+    assert!(line.ends_with(", 0 linked"), "{line}");
+    assert_eq!(
+        common::report_files(&dir.path().join("fresh")),
+        common::report_files(&dir.path().join("warm"))
+    );
 }
 
 #[test]
@@ -118,7 +184,11 @@ fn a_damaged_cache_is_ignored_with_a_warning_and_rewritten() {
             file.display()
         )]
     );
-    assert_eq!(damaged.cache.unwrap().0, hits_of_a_cold_run(&repo, dir.path()));
+    // The damaged diff cache is not trusted: what the run asks for it computes, as a cold run would (the link cache,
+    // intact, spares it the windows of the fixes it links from there).
+    let (hits, computed) = damaged.cache.unwrap();
+    assert!(computed > 0, "{computed}");
+    assert!(hits <= hits_of_a_cold_run(&repo, dir.path()), "{hits}");
     assert_eq!(
         common::report_files(&dir.path().join("cold")),
         common::report_files(&dir.path().join("damaged"))

@@ -273,17 +273,19 @@ fn the_same_history_gives_byte_identical_reports_and_the_block_shows_the_rule() 
         );
         stdout.push(String::from_utf8(output.stdout).unwrap());
     }
-    // The same block but for the last three lines: how many commits and diffs came from the caches (none the
+    // The same block but for the last four lines: how many commits, links and diffs came from the caches (none the
     // first time, all the second) and where the reports went.
     let block = |stdout: &str, out: &Path| {
         let block = stdout.strip_suffix(&format!("  reports         {}\n", out.display()))?;
         let (block, diffs) = block.trim_end_matches('\n').rsplit_once('\n')?;
+        let (block, links) = block.rsplit_once('\n')?;
         let (block, commits) = block.rsplit_once('\n')?;
         assert!(commits.starts_with("  commit cache    "), "{commits}");
+        assert!(links.starts_with("  link cache      "), "{links}");
         assert!(diffs.starts_with("  diff cache      "), "{diffs}");
         Some((
             block.to_string(),
-            commits.ends_with(" 0 read") && diffs.ends_with(" 0 computed"),
+            commits.ends_with(" 0 read") && links.ends_with(" 0 linked") && diffs.ends_with(" 0 computed"),
         ))
     };
     let (a_block, b_block) = (block(&stdout[0], &a), block(&stdout[1], &b));

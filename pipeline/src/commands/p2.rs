@@ -14,6 +14,7 @@ use crate::scan::commit_cache::CommitCache;
 use crate::scan::commits::{CommitDiff, DiffRequest, ObjectId};
 use crate::scan::diff_cache::{self, DiffCache};
 use crate::scan::git::{self, HeadState, WalkOptions};
+use crate::scan::remedy_cache::RemedyCache;
 
 /// The options of `phase0 p2` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -120,13 +121,24 @@ pub struct P2Outcome {
 }
 
 /// The stdout block's cache lines (not in the reports, which are the same with or without a cache).
-fn cache_line(commits: Option<&(u64, u64, PathBuf)>, diffs: Option<&(u64, u64, PathBuf)>) -> String {
+fn cache_line(
+    commits: Option<&(u64, u64, PathBuf)>,
+    links: Option<&(u64, u64, PathBuf)>,
+    diffs: Option<&(u64, u64, PathBuf)>,
+) -> String {
     let mut lines = String::new();
     if let Some((remembered, read, file)) = commits {
         lines.push_str(&format!(
             "  commit cache    {remembered} of {} commits from {}, {read} read\n",
             remembered + read,
             file.display()
+        ));
+    }
+    if let Some((reused, fixes, file)) = links {
+        lines.push_str(&format!(
+            "  link cache      {reused} of {fixes} fixes' links from {}, {} linked\n",
+            file.display(),
+            fixes - reused
         ));
     }
     if let Some((hits, computed, file)) = diffs {
@@ -223,6 +235,8 @@ pub(crate) struct Scanned {
     pub cache: Option<(u64, u64, PathBuf)>,
     /// How many commits the commit cache remembered and how many were read, and where it is (`None`: no cache).
     pub commits_cached: Option<(u64, u64, PathBuf)>,
+    /// How many fixes took their link from the link cache, of how many linked, and where it is (`None`: no cache).
+    pub links_cached: Option<(u64, u64, PathBuf)>,
     /// Problems with the cache (never with the reports): unreadable, foreign or damaged, not writable.
     pub warnings: Vec<String>,
     /// What the run learned, to be written to the caches (beside the rendering of the reports).
@@ -279,23 +293,40 @@ pub(crate) struct PendingSaves {
     diffs: DiffCache,
     /// The commit cache and the message facts this run parsed (`None`: no cache).
     commits: Option<(CommitCache<p2::MessageFacts>, p2::LearnedFacts)>,
+    /// The link cache and this run's links (`None`: no cache).
+    links: Option<(RemedyCache<p2::LinkMemo>, p2::LinksToKeep)>,
 }
 
 impl PendingSaves {
     /// Writes both caches at once; the warnings of those that cannot be written.
     pub(crate) fn save(self, history: &git::History) -> Vec<String> {
-        let Self { diffs, commits } = self;
-        let (diff_warning, commit_warning) = rayon::join(
+        let Self { diffs, commits, links } = self;
+        let (diff_warning, (commit_warning, link_warning)) = rayon::join(
             || diffs.save(),
             || {
-                commits.and_then(|(cache, learned)| {
-                    cache.save(&history.commits, &history.non_utf8_ids, |id| {
-                        learned.get(id).or_else(|| cache.facts(id))
-                    })
-                })
+                rayon::join(
+                    || {
+                        commits.and_then(|(cache, learned)| {
+                            cache.save(&history.commits, &history.non_utf8_ids, |id| {
+                                learned.get(id).or_else(|| cache.facts(id))
+                            })
+                        })
+                    },
+                    || {
+                        links.and_then(|(cache, linked)| {
+                            let current: Vec<(ObjectId, &p2::LinkMemo, bool)> =
+                                linked.iter().map(|(id, memo, fresh)| (*id, memo, *fresh)).collect();
+                            cache.save(&current)
+                        })
+                    },
+                )
             },
         );
-        diff_warning.into_iter().chain(commit_warning).collect()
+        diff_warning
+            .into_iter()
+            .chain(commit_warning)
+            .chain(link_warning)
+            .collect()
     }
 }
 
@@ -355,6 +386,10 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         Some(file) => CommitCache::open(file.with_extension("p2commits"), &prereg.sha256),
         None => (CommitCache::none(), None),
     };
+    let (link_cache, link_warning) = match &cache_files {
+        Some(file) => RemedyCache::open(file.with_extension("p2links"), &prereg.sha256),
+        None => (RemedyCache::none(), None),
+    };
     crate::timing::mark("commit cache opened");
     let (mut history, slots) = git::walk_remembering(&repo, &options, &mut commit_cache).map_err(|e| input(&e))?;
     crate::timing::mark("walked");
@@ -372,11 +407,12 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         warning: None,
     };
     warnings.extend(commit_warning.filter(|_| cache_file.is_some()));
+    warnings.extend(link_warning.filter(|_| cache_file.is_some()));
     // A partial or damaged clone: commits whose diff needs a missing object are skipped and named, never fatal.
     let mut unreadable: BTreeMap<String, String> = BTreeMap::new();
     let mut memo = git::DiffMemo::default();
     let mut messages = if cache_file.is_some() {
-        p2::MessageMemo::remembering(&commit_cache, slots)
+        p2::MessageMemo::remembering(&commit_cache, slots).with_links(&link_cache)
     } else {
         p2::MessageMemo::none()
     };
@@ -438,7 +474,10 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
     )
     .map_err(|e| input(&e))?;
     crate::timing::mark("analysed");
-    let cache = cache.get_owned(&mut warnings);
+    let (learned, linked) = messages.into_learned();
+    let mut cache = cache.get_owned(&mut warnings);
+    // The diffs a run without the link cache would have read stay in the diff cache.
+    cache.keep(&linked.unasked);
     let counts = (cache.hits, cache.computed);
     let commits_cached = cache_file.as_ref().map(|file| {
         let remembered = history.remembered;
@@ -448,10 +487,13 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
             file.with_extension("p2commits"),
         )
     });
-    let learned = messages.into_learned();
+    let links_cached = cache_file
+        .as_ref()
+        .map(|file| (linked.reused, linked.fixes, file.with_extension("p2links")));
     let saves = PendingSaves {
         diffs: cache,
         commits: cache_file.as_ref().map(|_| (commit_cache, learned)),
+        links: cache_file.as_ref().map(|_| (link_cache, linked.links)),
     };
     let cache = cache_file.map(|file| (counts.0, counts.1, file));
     Ok(Scanned {
@@ -467,6 +509,7 @@ pub(crate) fn scan(args: &P2Args) -> Result<Scanned, CommandError> {
         as_of_checked,
         cache,
         commits_cached,
+        links_cached,
         warnings,
     })
 }
@@ -521,6 +564,7 @@ pub(crate) fn render_reports(args: &P2Args) -> Result<Unwritten, CommandError> {
         as_of_checked,
         cache,
         commits_cached,
+        links_cached,
         mut warnings,
     } = scan(args)?;
     let hint = filters_hint(
@@ -642,7 +686,7 @@ pub(crate) fn render_reports(args: &P2Args) -> Result<Unwritten, CommandError> {
     ];
     let outcome = P2Outcome {
         summary: render::stdout_block(report, &prereg.spec),
-        cache_line: cache_line(commits_cached.as_ref(), cache.as_ref()),
+        cache_line: cache_line(commits_cached.as_ref(), links_cached.as_ref(), cache.as_ref()),
         commits_cached: commits_cached
             .as_ref()
             .map(|(remembered, read, _)| (*remembered, *read)),

@@ -92,6 +92,7 @@
 
 mod classify;
 mod link;
+mod memo;
 pub use crate::prereg::p2 as spec;
 pub use classify::report_subject;
 mod text;
@@ -112,6 +113,7 @@ pub use super::p1::VerdictKind;
 use crate::scan::cache_file;
 use crate::scan::commit_cache::{CommitCache, Facts};
 use crate::scan::commits::{CommitDiff, CommitRow, DiffDetail, DiffRequest, FileDiff, ObjectId};
+use crate::scan::remedy_cache::RemedyCache;
 use crate::stats::{self, Interval};
 pub use spec::{P2Citation, P2Classify, P2FixAfterChange, P2FixesTrailer, P2Kill, P2Link, P2Revert, P2Sample, P2Spec};
 
@@ -783,7 +785,8 @@ impl Cited {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageFacts(Parsed);
 
-/// The facts of the commits an earlier run parsed, and those this run parsed anew.
+/// The facts of the commits an earlier run parsed, and those this run parsed anew; the links of the fixes an earlier
+/// run linked, and this run's.
 #[derive(Default)]
 pub struct MessageMemo<'c> {
     remembered: Option<&'c CommitCache<MessageFacts>>,
@@ -791,6 +794,25 @@ pub struct MessageMemo<'c> {
     /// none), as the walk gave them.
     slots: Vec<u32>,
     learned: LearnedFacts,
+    /// The links an earlier run concluded, by fix ([`memo`]).
+    links: Option<&'c RemedyCache<LinkMemo>>,
+    /// This run's, once analysed.
+    linked: LinkedNow,
+}
+
+/// Each fix's link that can be remembered: (fix, link, computed by this run rather than taken from the cache).
+pub type LinksToKeep = Vec<(ObjectId, LinkMemo, bool)>;
+
+/// What a run concluded of its fixes' links, for the link cache's next save and the diff cache's.
+#[derive(Default)]
+pub struct LinkedNow {
+    pub links: LinksToKeep,
+    /// How many fixes took their link from the cache, of how many fixes linked.
+    pub reused: u64,
+    pub fixes: u64,
+    /// Commits whose diffs a run without the link cache would have asked for, and this one did not need: the diff
+    /// cache keeps what it knows of them (a later run whose windows change may need it).
+    pub unasked: Vec<ObjectId>,
 }
 
 impl<'c> MessageMemo<'c> {
@@ -805,15 +827,25 @@ impl<'c> MessageMemo<'c> {
         Self {
             remembered: Some(cache),
             slots,
-            learned: Default::default(),
+            ..Self::default()
         }
     }
 
-    /// The facts this run parsed (with a cache), for the cache's next save.
-    pub fn into_learned(self) -> LearnedFacts {
-        self.learned
+    /// Also take the links `links` holds for the fixes whose window is unchanged.
+    pub fn with_links(self, links: &'c RemedyCache<LinkMemo>) -> Self {
+        Self {
+            links: Some(links),
+            ..self
+        }
+    }
+
+    /// The facts this run parsed (with a cache), for the cache's next save, and what it concluded of its links.
+    pub fn into_learned(self) -> (LearnedFacts, LinkedNow) {
+        (self.learned, self.linked)
     }
 }
+
+pub use memo::LinkMemo;
 
 /// Message facts a run parsed, by commit.
 pub type LearnedFacts = foldhash::HashMap<ObjectId, MessageFacts>;
@@ -1324,16 +1356,36 @@ pub fn analyze<E>(
         }
     }
     let linkable: Vec<usize> = fixes.iter().copied().chain(checked.keys().copied()).collect();
+    // The link memo ([`memo`]): a fix or failing change that a SHA-named failure also names is linked afresh.
+    let links = memo.links;
+    let named_by_sha: BTreeSet<usize> = if links.is_some() {
+        pending
+            .iter()
+            .flat_map(|p| std::iter::once(p.remedy).chain(p.failing))
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
 
     // Batch 1 (paths): the linkable remedies, reverts and their reverted changes.
     let mut got = Diffs::new(&history);
+    // Positions whose diff was asked for and not returned (a missing object).
+    let mut unread: Vec<usize> = Vec::new();
     let reverts = pending
         .iter()
         .filter(|p| p.kind == FailureKind::Revert)
         .flat_map(|p| std::iter::once(p.remedy).chain(p.failing));
     let paths_wanted: BTreeSet<usize> = linkable.iter().copied().chain(reverts).collect();
     let whole = requests(&history, paths_wanted.into_iter().map(|pos| (pos, None)));
-    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    fetch(
+        &history,
+        whole,
+        DiffDetail::Paths,
+        diffs,
+        &mut got,
+        &mut summary,
+        &mut unread,
+    )?;
     crate::timing::mark("  batch 1 (paths of remedies)");
     // Each remedy's window: its candidates, whether it was cut at `max_candidates`, and the commits in it passed
     // through as mass changes by subject (by file count below).
@@ -1364,6 +1416,28 @@ pub fn analyze<E>(
         mass_by_subject.extend(mass);
         windows.push(chosen);
     }
+    // Each fix's window stamp (with a link cache), and the link an earlier run concluded from the same window.
+    let stamps: Vec<Option<u128>> = linkable
+        .par_iter()
+        .zip(&windows)
+        .map(|(&remedy, window)| {
+            (links.is_some() && !checked.contains_key(&remedy)).then(|| memo::window_stamp(&history, remedy, window))
+        })
+        .collect();
+    let reused: Vec<Option<Reused<'_>>> = linkable
+        .iter()
+        .zip(&stamps)
+        .map(|(&remedy, &stamp)| {
+            Reused::of(
+                links?.get(&history.rows[remedy].id)?,
+                stamp?,
+                remedy,
+                &history,
+                &named_by_sha,
+            )
+        })
+        .collect();
+    let reusing = reused.iter().any(Option::is_some);
 
     // Batch 2 (paths, restricted): which candidates touched a (not ignored) file of a remedy whose window holds
     // them. Only a shared file can carry evidence. A task or data file (`.beads/issues.jsonl`, megabytes, touched by
@@ -1381,16 +1455,32 @@ pub fn analyze<E>(
             })
         })
         .collect();
-    let restricted = restricted_requests(&history, &windows, &remedy_paths);
+    crate::timing::mark("  windows");
+    // With links taken from the memo, only the windows of the fixes linked afresh are read. The requests are those
+    // a full run makes (a candidate's paths are those of every fix whose window holds it), and so are the counts.
+    let mut in_fresh_window = vec![!reusing; history.rows.len()];
+    if reusing {
+        for (window, reused) in windows.iter().zip(&reused) {
+            if reused.is_none() {
+                for &pos in window {
+                    in_fresh_window[pos] = true;
+                }
+            }
+        }
+    }
+    let (restricted, candidates) =
+        restricted_requests(&history, &windows, &remedy_paths, reusing.then_some(&in_fresh_window));
     let mut touched = Diffs::new(&history);
-    crate::timing::mark("  windows, restricted requests");
-    fetch(
+    crate::timing::mark("  restricted requests");
+    fetch_counting(
         &history,
         restricted.clone(),
+        candidates.len(),
         DiffDetail::Paths,
         diffs,
         &mut touched,
         &mut summary,
+        &mut unread,
     )?;
     crate::timing::mark("  batch 2 (paths of candidates)");
     let touches = |pos: usize, paths: &BTreeSet<&str>| {
@@ -1406,9 +1496,31 @@ pub fn analyze<E>(
         .iter()
         .zip(&windows)
         .zip(&remedy_paths)
-        .filter(|((_, window), paths)| !paths.is_empty() && window.iter().any(|&pos| touches(pos, paths)))
-        .map(|((&pos, _), _)| pos)
+        .zip(&reused)
+        .filter(|(((_, window), paths), reused)| {
+            reused.is_none() && !paths.is_empty() && window.iter().any(|&pos| touches(pos, paths))
+        })
+        .map(|(((&pos, _), _), _)| pos)
         .collect();
+    let lined_reused = reused.iter().flatten().filter(|reused| reused.entry.lined).count();
+    // What the memo keeps of a fix linked afresh: the window's candidates touching its files.
+    let touching_of: Vec<Vec<usize>> = if links.is_some() {
+        linkable
+            .iter()
+            .zip(&windows)
+            .zip(&remedy_paths)
+            .zip(&stamps)
+            .zip(&reused)
+            .map(|((((_, window), paths), stamp), reused)| {
+                if stamp.is_none() || reused.is_some() {
+                    return Vec::new();
+                }
+                window.iter().copied().filter(|&pos| touches(pos, paths)).collect()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let scoped = lined.iter().filter_map(|&pos| {
         let files = got.get(pos)?;
         let evidence: BTreeSet<String> = files
@@ -1421,13 +1533,16 @@ pub fn analyze<E>(
     });
     let lines = requests(&history, scoped.collect::<Vec<_>>());
     let mut remedy_lines = Diffs::new(&history);
-    fetch(
+    let counted = lines.requests.len() + lined_reused;
+    fetch_counting(
         &history,
         lines,
+        counted,
         DiffDetail::Lines,
         diffs,
         &mut remedy_lines,
         &mut summary,
+        &mut unread,
     )?;
     crate::timing::mark("  batch 3 (lines of remedies)");
     // Each linkable remedy's evidence: the lines it removes or rewrites, per file (none read: none). The lines join
@@ -1444,6 +1559,32 @@ pub fn analyze<E>(
     // Batch 4 (lines, restricted): the lines the touching candidates added to those shared files (the requests of
     // batch 2, shared).
     let touching = |pos: usize| touched.get(pos).is_some_and(|diff| !diff.files.is_empty());
+    // A candidate only in windows whose links come from the memo touches a fix's file when the memo says so.
+    let mut touching_reused = vec![false; if reusing { history.rows.len() } else { 0 }];
+    for reused in reused.iter().flatten() {
+        for &pos in &reused.touching {
+            touching_reused[pos] = true;
+        }
+    }
+    let counted = candidates
+        .iter()
+        .filter(|&&pos| {
+            if in_fresh_window[pos] {
+                touching(pos)
+            } else {
+                touching_reused[pos]
+            }
+        })
+        .count();
+    let unasked: Vec<ObjectId> = if reusing {
+        candidates
+            .iter()
+            .filter(|&&pos| !in_fresh_window[pos])
+            .map(|&pos| history.rows[pos].id)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let asked: Asked = restricted
         .positions
         .into_iter()
@@ -1455,7 +1596,16 @@ pub fn analyze<E>(
         })
         .collect();
     let mut added = Diffs::new(&history);
-    fetch(&history, asked, DiffDetail::Lines, diffs, &mut added, &mut summary)?;
+    fetch_counting(
+        &history,
+        asked,
+        counted,
+        DiffDetail::Lines,
+        diffs,
+        &mut added,
+        &mut summary,
+        &mut unread,
+    )?;
     crate::timing::mark("  batch 4 (lines of candidates)");
 
     // Blame each remedy's removed lines through its window, then pass through the mass changes by file count: the
@@ -1475,7 +1625,11 @@ pub fn analyze<E>(
         .iter()
         .zip(&evidence)
         .zip(&remedy_paths)
-        .map(|((window, removed), paths)| {
+        .zip(&reused)
+        .map(|(((window, removed), paths), reused)| {
+            if reused.is_some() {
+                return None;
+            }
             removed
                 .is_empty()
                 .then(|| window.iter().copied().find(|&pos| touches(pos, paths)))
@@ -1483,6 +1637,17 @@ pub fn analyze<E>(
         })
         .collect();
     whole_wanted.extend(fallback.iter().flatten());
+    for reused in reused.iter().flatten() {
+        whole_wanted.extend(reused.winners.iter().copied().chain(reused.fallback));
+    }
+    let winners_of: Vec<Vec<usize>> = if links.is_some() {
+        first
+            .iter()
+            .map(|blame| blame.tally.iter().map(|&(c, _)| c).collect())
+            .collect()
+    } else {
+        Vec::new()
+    };
     drop(remedy_paths);
     for (pos, slot) in remedy_lines.0.into_iter().enumerate() {
         if let Some(diff) = slot {
@@ -1494,7 +1659,15 @@ pub fn analyze<E>(
     }
     let whole_wanted: Vec<usize> = whole_wanted.into_iter().filter(|&pos| !got.contains(pos)).collect();
     let whole = requests(&history, whole_wanted.into_iter().map(|pos| (pos, None)));
-    fetch(&history, whole, DiffDetail::Paths, diffs, &mut got, &mut summary)?;
+    fetch(
+        &history,
+        whole,
+        DiffDetail::Paths,
+        diffs,
+        &mut got,
+        &mut summary,
+        &mut unread,
+    )?;
     crate::timing::mark("  batch 5 (paths of winners)");
     let mass: BTreeSet<usize> = got
         .0
@@ -1515,6 +1688,10 @@ pub fn analyze<E>(
         .map(|(pos, _)| pos)
         .collect();
     summary.mass_changes = mass_by_subject.union(&mass).count() as u64;
+    let blamed_again: Vec<bool> = first
+        .iter()
+        .map(|first| first.tally.iter().any(|(c, _)| mass.contains(c)))
+        .collect();
     let blames: Vec<link::Blame> = linkable
         .iter()
         .zip(&evidence)
@@ -1540,6 +1717,26 @@ pub fn analyze<E>(
                 .map(|(c, _)| c)
                 .filter(|&c| !history.same_branch(remedy, c, spec.link.same_branch_hours));
             self_check.add(blind, named);
+            continue;
+        }
+        if let Some(reused) = &reused[index] {
+            let entry = reused.entry;
+            match entry.link {
+                LinkRule::FixDependencyBump => summary.dependency_bumps += 1,
+                LinkRule::FixSameBranch => summary.same_branch_fixes += 1,
+                LinkRule::FixLines | LinkRule::FixAdjacent => summary.fixes_linked += 1,
+                LinkRule::FixFiles => summary.fixes_linked_on_files += 1,
+                _ => summary.unattributed_fixes += 1,
+            }
+            pending.push(Pending {
+                remedy,
+                failing: reused.failing,
+                failing_ref: None,
+                kind: FailureKind::FixAfterChange,
+                link: entry.link,
+                evidence: entry.evidence,
+                evidence_lines: entry.evidence_lines,
+            });
             continue;
         }
         let weak = fallback[index].filter(|pos| !mass.contains(pos));
@@ -1646,6 +1843,7 @@ pub fn analyze<E>(
         diffs,
         &mut classify_lines,
         &mut summary,
+        &mut unread,
     )?;
     for (pos, slot) in classify_lines.0.into_iter().enumerate() {
         if let Some(diff) = slot {
@@ -1655,10 +1853,77 @@ pub fn analyze<E>(
 
     crate::timing::mark("  linked, batch 6 (lines to classify)");
     pending.sort_by_key(|p| p.remedy);
+    let reused_rules: HashMap<usize, ClassRule> = linkable
+        .iter()
+        .zip(&reused)
+        .filter_map(|(&remedy, reused)| Some((remedy, reused.as_ref()?.entry.rule)))
+        .collect();
     let failures: Vec<Failure> = pending
         .par_iter()
-        .map(|p| classify::failure(p, &history, &got, spec))
+        .map(|p| match reused_rules.get(&p.remedy) {
+            Some(&rule) if p.kind == FailureKind::FixAfterChange => {
+                classify::failure_with_rule(p, &history, &got, rule, spec)
+            }
+            _ => classify::failure(p, &history, &got, spec),
+        })
         .collect();
+    if links.is_some() {
+        let lined: BTreeSet<usize> = lined.iter().copied().collect();
+        let linked: HashMap<usize, (&Pending, ClassRule)> = pending
+            .iter()
+            .zip(&failures)
+            .filter(|(p, _)| p.kind == FailureKind::FixAfterChange)
+            .map(|(p, failure)| (p.remedy, (p, failure.rule)))
+            .collect();
+        let id = |pos: usize| history.rows[pos].id;
+        let mut now = LinkedNow {
+            unasked,
+            ..LinkedNow::default()
+        };
+        let unread: BTreeSet<usize> = unread.into_iter().collect();
+        for (index, &remedy) in linkable.iter().enumerate() {
+            let Some(stamp) = stamps[index] else { continue };
+            now.fixes += 1;
+            if let Some(reused) = &reused[index] {
+                now.reused += 1;
+                now.links.push((id(remedy), reused.entry.clone(), false));
+                continue;
+            }
+            let Some(&(p, rule)) = linked.get(&remedy) else {
+                continue;
+            };
+            // Not remembered: what depends on other fixes or on the SHA-named failures, and a window with a commit
+            // whose diff could not be read (a run that takes the link from the memo would not ask for it, and the
+            // report would not count it).
+            let involved = || {
+                std::iter::once(remedy)
+                    .chain(windows[index].iter().copied())
+                    .chain(winners_of[index].iter().copied())
+                    .chain(fallback[index])
+            };
+            if blamed_again[index]
+                || named_by_sha.contains(&remedy)
+                || p.failing.is_some_and(|failing| named_by_sha.contains(&failing))
+                || (!unread.is_empty() && involved().any(|pos| unread.contains(&pos)))
+            {
+                continue;
+            }
+            let entry = LinkMemo {
+                stamp,
+                link: p.link,
+                failing: p.failing.map(id),
+                evidence: p.evidence,
+                evidence_lines: p.evidence_lines,
+                rule,
+                winners: winners_of[index].iter().copied().map(id).collect(),
+                fallback: fallback[index].map(id),
+                touching: touching_of[index].iter().copied().map(id).collect(),
+                lined: lined.contains(&remedy),
+            };
+            now.links.push((id(remedy), entry, true));
+        }
+        memo.linked = now;
+    }
     // Freeing the diffs (on git.git thousands of commits with their paths and line hashes) takes a while: beside
     // the aggregation and the rendering.
     crate::timing::mark("  classified");
@@ -1678,6 +1943,47 @@ pub fn analyze<E>(
     Ok(aggregate(failures, summary, self_check, spec))
 }
 
+/// A fix's link taken from the memo, its commits found in this run's history.
+struct Reused<'m> {
+    entry: &'m LinkMemo,
+    failing: Option<usize>,
+    winners: Vec<usize>,
+    fallback: Option<usize>,
+    touching: Vec<usize>,
+}
+
+impl<'m> Reused<'m> {
+    /// `entry` when it was concluded from the window `stamp` describes and nothing a SHA-named failure names is in
+    /// it ([`memo`]).
+    fn of(
+        entry: &'m LinkMemo,
+        stamp: u128,
+        remedy: usize,
+        history: &History<'_>,
+        named_by_sha: &BTreeSet<usize>,
+    ) -> Option<Self> {
+        if entry.stamp != stamp || named_by_sha.contains(&remedy) {
+            return None;
+        }
+        let position = |id: &ObjectId| history.position.get(id).copied();
+        let failing = match &entry.failing {
+            Some(id) => Some(position(id).filter(|pos| !named_by_sha.contains(pos))?),
+            None => None,
+        };
+        let fallback = match &entry.fallback {
+            Some(id) => Some(position(id)?),
+            None => None,
+        };
+        Some(Self {
+            entry,
+            failing,
+            winners: entry.winners.iter().map(position).collect::<Option<_>>()?,
+            fallback,
+            touching: entry.touching.iter().map(position).collect::<Option<_>>()?,
+        })
+    }
+}
+
 /// A whole path-only diff with the line detail of another diff of the same commit filled in where it has it.
 fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
     let Some(mut paths) = paths else { return lines };
@@ -1690,10 +1996,16 @@ fn merge_lines(paths: Option<CommitDiff>, lines: CommitDiff) -> CommitDiff {
     paths
 }
 
-/// For every candidate that lies in a window of `windows`: a request restricted to the paths of the remedies whose
-/// window holds it (one shared set per run of neighbouring candidates with the same remedies, on git.git thousands
-/// of sets for tens of thousands of candidates), in the order of the candidates' positions.
-fn restricted_requests(history: &History<'_>, windows: &[Vec<usize>], remedy_paths: &[BTreeSet<&str>]) -> Asked {
+/// For every candidate that lies in a window of `windows` (and is `wanted`, when given): a request restricted to the
+/// paths of the remedies whose window holds it (one shared set per run of neighbouring candidates with the same
+/// remedies, on git.git thousands of sets for tens of thousands of candidates), in the order of the candidates'
+/// positions; and the positions of every candidate, wanted or not.
+fn restricted_requests(
+    history: &History<'_>,
+    windows: &[Vec<usize>],
+    remedy_paths: &[BTreeSet<&str>],
+    wanted: Option<&[bool]>,
+) -> (Asked, Vec<usize>) {
     // The remedies covering each candidate, grouped by candidate position with a counting sort (on git.git hundreds
     // of thousands of (candidate, remedy) pairs over 82k positions): each group lists its remedies in index order,
     // as the windows are visited in that order.
@@ -1722,35 +2034,45 @@ fn restricted_requests(history: &History<'_>, windows: &[Vec<usize>], remedy_pat
         .filter(|&pos| start[pos + 1] > start[pos])
         .map(|pos| (pos, &remedies_of[start[pos]..start[pos + 1]]))
         .collect();
-    let mut runs: Vec<&[usize]> = Vec::new();
+    let is_wanted = |pos: usize| wanted.is_none_or(|wanted| wanted[pos]);
+    // Runs of neighbouring candidates with the same remedies, and whether one of the run is wanted.
+    let mut runs: Vec<(&[usize], bool)> = Vec::new();
     let mut run_of: Vec<usize> = Vec::with_capacity(groups.len());
-    for &(_, remedies) in &groups {
-        if runs.last() != Some(&remedies) {
-            runs.push(remedies);
+    for &(pos, remedies) in &groups {
+        match runs.last_mut() {
+            Some((last, any)) if *last == remedies => *any |= is_wanted(pos),
+            _ => runs.push((remedies, is_wanted(pos))),
         }
         run_of.push(runs.len() - 1);
     }
-    let unions: Vec<Arc<BTreeSet<String>>> = runs
+    let unions: Vec<Option<Arc<BTreeSet<String>>>> = runs
         .par_iter()
-        .map(|remedies| {
+        .map(|&(remedies, wanted)| {
             // Sorted and deduplicated as borrowed paths first: each distinct path is copied once.
-            let mut paths: Vec<&str> = remedies
-                .iter()
-                .flat_map(|&index| remedy_paths[index].iter().copied())
-                .collect();
-            paths.sort_unstable();
-            paths.dedup();
-            Arc::new(paths.into_iter().map(str::to_owned).collect())
+            wanted.then(|| {
+                let mut paths: Vec<&str> = remedies
+                    .iter()
+                    .flat_map(|&index| remedy_paths[index].iter().copied())
+                    .collect();
+                paths.sort_unstable();
+                paths.dedup();
+                Arc::new(paths.into_iter().map(str::to_owned).collect())
+            })
         })
         .collect();
-    groups
+    let asked = groups
         .iter()
         .zip(&run_of)
+        .filter(|((candidate, _), _)| is_wanted(*candidate))
         .map(|((candidate, _), &run)| {
-            let request = DiffRequest::among(history.rows[*candidate].id, Arc::clone(&unions[run]));
-            (*candidate, request)
+            let paths = unions[run].as_ref().expect("a wanted candidate's run has its paths");
+            (
+                *candidate,
+                DiffRequest::among(history.rows[*candidate].id, Arc::clone(paths)),
+            )
         })
-        .collect()
+        .collect();
+    (asked, groups.iter().map(|&(pos, _)| pos).collect())
 }
 
 /// The files of a commit whose line detail is wanted: `None` for all.
@@ -1783,13 +2105,33 @@ fn fetch<E>(
     diffs: &mut DiffSource<'_, E>,
     got: &mut Diffs,
     summary: &mut HistorySummary,
+    unread: &mut Vec<usize>,
 ) -> Result<(), E> {
+    let counted = asked.requests.len();
+    fetch_counting(history, asked, counted, detail, diffs, got, summary, unread)
+}
+
+/// [`fetch`], counted in the report as a batch of `counted` requests: what a run without the link memo asks for,
+/// of which `asked` is the part this run needs. The positions asked for and not returned go to `unread`.
+#[allow(clippy::too_many_arguments)]
+fn fetch_counting<E>(
+    history: &History<'_>,
+    asked: Asked,
+    counted: usize,
+    detail: DiffDetail,
+    diffs: &mut DiffSource<'_, E>,
+    got: &mut Diffs,
+    summary: &mut HistorySummary,
+    unread: &mut Vec<usize>,
+) -> Result<(), E> {
+    if counted > 0 {
+        summary.diff_batches += 1;
+        summary.diffs_requested += counted as u64;
+    }
     let Asked { positions, requests } = asked;
     if requests.is_empty() {
         return Ok(());
     }
-    summary.diff_batches += 1;
-    summary.diffs_requested += requests.len() as u64;
     // Per position: 0 not asked for, 1 asked for, 2 returned.
     let mut state = vec![0u8; history.rows.len()];
     let mut wanted = 0u64;
@@ -1820,6 +2162,9 @@ fn fetch<E>(
         }
     }
     summary.diffs_missing += wanted - returned;
+    if wanted > returned {
+        unread.extend(positions.iter().copied().filter(|&pos| state[pos] == 1));
+    }
     Ok(())
 }
 

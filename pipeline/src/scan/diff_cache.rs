@@ -268,6 +268,16 @@ impl DiffCache {
         }
     }
 
+    /// Counts the commits of `ids` this cache knows as used by this run (a run that took links from the link cache
+    /// skips diffs a later run may need), so that they are written back.
+    pub fn keep(&mut self, ids: &[ObjectId]) {
+        for id in ids {
+            if self.commits.contains_key(id) {
+                self.used.insert(*id);
+            }
+        }
+    }
+
     /// Keeps what is known of the commits this run used, when it learned something or the file holds commits it did
     /// not use: appends the entries of the commits it learned about, or rewrites the file with the used commits
     /// alone, atomically, when more than a quarter of it would be stale ([`cache_file::keep`]). Returns a

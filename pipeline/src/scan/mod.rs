@@ -10,6 +10,7 @@ pub mod diff_cache;
 pub mod git;
 pub mod input;
 pub mod reflections;
+pub mod remedy_cache;
 pub mod task_history;
 
 /// A hasher for keys that already are well-mixed 64-bit hashes (line hashes, corpus duplicate keys): it passes

@@ -10,13 +10,26 @@ use crate::scan::commits::{CommitDiff, FileChange, FileDiff, TRIVIAL_LINE};
 
 /// The failure row of `pending`, classified with the diffs in `got` (by position in `history`).
 pub(super) fn failure(pending: &Pending, history: &History<'_>, got: &Diffs, spec: &P2Spec) -> Failure {
+    let failing_diff = pending.failing.and_then(|pos| got.get(pos));
+    let rule = classify(pending, history, got.get(pending.remedy), failing_diff, spec);
+    failure_with_rule(pending, history, got, rule, spec)
+}
+
+/// The failure row of `pending` classified by `rule` (a fix's link taken from the memo: its rule with it). Only the
+/// failing change's paths are read of `got`.
+pub(super) fn failure_with_rule(
+    pending: &Pending,
+    history: &History<'_>,
+    got: &Diffs,
+    rule: ClassRule,
+    spec: &P2Spec,
+) -> Failure {
     let row = history.rows[pending.remedy];
     let failing_diff = pending.failing.and_then(|pos| got.get(pos));
     let floor = failing_diff.map(|diff| {
         let paths: Vec<&str> = diff.files.iter().map(|file| file.path.as_str()).collect();
         evaluate_risk_floor(&paths, None, None, spec.classify.risk_threshold)
     });
-    let rule = classify(pending, history, got.get(pending.remedy), failing_diff, spec);
     let remedy = history.rows[pending.remedy].id.to_string();
     let failing = pending.failing.map(|pos| history.rows[pos].id.to_string());
     Failure {
