@@ -170,6 +170,7 @@ fn commit_mentions(
 }
 
 pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
+    crate::timing::mark("p3: start");
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let mut prereg = Prereg::p3(args.prereg.as_deref()).map_err(|e| input(&e))?;
     let preregistered_window = prereg.spec.window_days;
@@ -276,6 +277,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             prereg.spec.history.as_ref().map_or(&[], |h| h.passing_words.as_slice()),
         )?),
     };
+    crate::timing::mark("inputs read");
     let analysis = p3::analyze_with_commits(
         &boards,
         &prereg.spec,
@@ -283,6 +285,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         commits.as_ref().map(|(mentions, _)| mentions),
     );
     let generated_at = as_of.or_else(|| analysis.as_of.clone());
+    crate::timing::mark("analysed");
 
     let mut report = Envelope::new(
         "phase0 p3",
@@ -329,6 +332,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     let signals = signals.map_err(|e| input(&e))?;
     let markdown = render::markdown(&template, &report, &prereg.spec).map_err(|e| input(&e))?;
     let json = report.to_json().map_err(CommandError::serialise("p3.json"))?;
+    crate::timing::mark("rendered");
     let written = write_report_set(
         &args.out,
         &[
@@ -340,6 +344,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             (render::DETECTION_SVG.to_string(), detection.into_bytes()),
         ],
     )?;
+    crate::timing::mark("reports written");
     Ok(P3Outcome {
         summary: render::stdout_block(&report, &prereg.spec),
         json,
