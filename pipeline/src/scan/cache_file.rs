@@ -117,6 +117,33 @@ pub fn read(path: &Path) -> std::io::Result<Option<FileBytes>> {
     }))
 }
 
+/// A cache file as [`load`] found it.
+pub enum Loaded<T> {
+    /// No file: an empty cache.
+    Missing,
+    Valid(T),
+    /// It could not be read (permissions, I/O): an empty cache, and the warning.
+    Unreadable(String),
+    /// Foreign or damaged (what `decode` refused): an empty cache that is rewritten, and the warning.
+    Refused(String),
+}
+
+/// Reads the `what` ("commit cache") at `path` and decodes it; the warnings name the file and say what happens to
+/// it.
+pub fn load<T>(path: &Path, what: &str, decode: impl FnOnce(&FileBytes) -> Result<T, String>) -> Loaded<T> {
+    match read(path) {
+        Ok(None) => Loaded::Missing,
+        Ok(Some(read)) => match decode(&read) {
+            Ok(decoded) => Loaded::Valid(decoded),
+            Err(reason) => Loaded::Refused(format!(
+                "{}: {reason}; the cache is ignored and rewritten",
+                path.display()
+            )),
+        },
+        Err(error) => Loaded::Unreadable(format!("{}: cannot read the {what} ({error}); ignored", path.display())),
+    }
+}
+
 /// A checked file: a reader of each segment's body, in order, and its [`Tail`].
 pub struct Segments<'a> {
     pub bodies: Vec<Reader<'a>>,

@@ -17,7 +17,7 @@
 
 use std::path::PathBuf;
 
-use super::cache_file::{self, Reader, Tail, put_id, put_text};
+use super::cache_file::{self, Loaded, Reader, Tail, put_id, put_text};
 use super::commits::{CommitRow, ObjectId, Trailer};
 use super::git::RememberedCommits;
 
@@ -71,25 +71,16 @@ impl<F: Facts> CommitCache<F> {
             stamp: cache_file::stamp(prereg_sha256),
             ..Self::none()
         };
-        let warning = match cache_file::read(&path) {
-            Ok(None) => None,
-            Ok(Some(read)) => match decode(&read, &cache.stamp) {
-                Ok((entries, index, on_file, tail)) => {
-                    cache.entries = entries;
-                    cache.index = index;
-                    cache.on_file = on_file;
-                    cache.tail = Some(tail);
-                    None
-                }
-                Err(reason) => Some(format!(
-                    "{}: {reason}; the cache is ignored and rewritten",
-                    path.display()
-                )),
-            },
-            Err(error) => Some(format!(
-                "{}: cannot read the commit cache ({error}); ignored",
-                path.display()
-            )),
+        let warning = match cache_file::load(&path, "commit cache", |read| decode(read, &cache.stamp)) {
+            Loaded::Missing => None,
+            Loaded::Valid((entries, index, on_file, tail)) => {
+                cache.entries = entries;
+                cache.index = index;
+                cache.on_file = on_file;
+                cache.tail = Some(tail);
+                None
+            }
+            Loaded::Unreadable(warning) | Loaded::Refused(warning) => Some(warning),
         };
         cache.path = Some(path);
         (cache, warning)

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::cache_file::{self, Tail, put_id, put_text};
+use super::cache_file::{self, Loaded, Tail, put_id, put_text};
 use super::commits::{CommitDiff, DiffDetail, DiffRequest, FileChange, FileDiff, LineHashes, ObjectId};
 
 const MAGIC: &[u8] = b"phase0-p2-diffs";
@@ -104,21 +104,9 @@ impl DiffCache {
             stamp: cache_file::stamp(prereg_sha256),
             ..Self::default()
         };
-        let read = match cache_file::read(&path) {
-            Ok(Some(read)) => read,
-            Ok(None) => return (cache, None),
-            Err(error) => {
-                return (
-                    cache,
-                    Some(format!(
-                        "{}: cannot read the diff cache ({error}); ignored",
-                        path.display()
-                    )),
-                );
-            }
-        };
-        match decode(&read, &cache.stamp) {
-            Ok(Decoded {
+        match cache_file::load(&path, "diff cache", |read| decode(read, &cache.stamp)) {
+            Loaded::Missing => (cache, None),
+            Loaded::Valid(Decoded {
                 sets,
                 commits,
                 entries,
@@ -132,15 +120,11 @@ impl DiffCache {
                 cache.tail = Some(tail);
                 (cache, None)
             }
-            Err(reason) => {
+            Loaded::Unreadable(warning) => (cache, Some(warning)),
+            Loaded::Refused(warning) => {
+                // Rewritten even when the run learns nothing.
                 cache.changed = true;
-                (
-                    cache,
-                    Some(format!(
-                        "{}: {reason}; the cache is ignored and rewritten",
-                        path.display()
-                    )),
-                )
+                (cache, Some(warning))
             }
         }
     }

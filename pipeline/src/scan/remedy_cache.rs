@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use super::cache_file::{self, Tail, put_id};
+use super::cache_file::{self, Loaded, Tail, put_id};
 use super::commit_cache::Facts;
 use super::commits::ObjectId;
 
@@ -48,24 +48,15 @@ impl<F: Facts> RemedyCache<F> {
             stamp: cache_file::stamp(prereg_sha256),
             ..Self::none()
         };
-        let warning = match cache_file::read(&path) {
-            Ok(None) => None,
-            Ok(Some(read)) => match decode(&read, &cache.stamp) {
-                Ok((entries, on_file, tail)) => {
-                    cache.entries = entries;
-                    cache.on_file = on_file;
-                    cache.tail = Some(tail);
-                    None
-                }
-                Err(reason) => Some(format!(
-                    "{}: {reason}; the cache is ignored and rewritten",
-                    path.display()
-                )),
-            },
-            Err(error) => Some(format!(
-                "{}: cannot read the link cache ({error}); ignored",
-                path.display()
-            )),
+        let warning = match cache_file::load(&path, "link cache", |read| decode(read, &cache.stamp)) {
+            Loaded::Missing => None,
+            Loaded::Valid((entries, on_file, tail)) => {
+                cache.entries = entries;
+                cache.on_file = on_file;
+                cache.tail = Some(tail);
+                None
+            }
+            Loaded::Unreadable(warning) | Loaded::Refused(warning) => Some(warning),
         };
         cache.path = Some(path);
         (cache, warning)
