@@ -701,6 +701,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
         4 => Some(include_str!("data/p3-v4.toml").to_owned()),
         5 => Some(include_str!("data/p3-v5.toml").to_owned()),
         6 => Some(include_str!("data/p3-v6.toml").to_owned()),
+        7 => Some(include_str!("data/p3-v7.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1387,6 +1388,56 @@ fn version_seven_judges_a_follow_up_after_a_set_aside_reopen_on_its_own() {
         tasks.contains(&format!(".beads,bd-bulk,{done},false,wrong.follow-up\n")),
         "{tasks}"
     );
+}
+
+#[test]
+fn version_eight_reports_follow_ups_in_task_files_and_never_counts_them() {
+    let fx = Fixture::build("artifacts_v7.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
+    let done = "2026-03-02T09:00:00Z";
+    let (summary, tasks, signals) = p3_at(&fx, 8, "2026-06-01");
+    // bd-bulk-bug, which version 7 counts on its own, is kept by every earlier rule and then set aside; bd-kept-bug
+    // stays `while-reopened` (the earlier rule names it first), and bd-keep's kept reopen still counts.
+    assert!(
+        signals.contains(&signal_row(
+            "bd-bulk",
+            "wrong.follow-up",
+            "06",
+            &c(5),
+            "follow-up-set-aside",
+            done,
+            "follow-up bd-bulk-bug"
+        )),
+        "{signals}"
+    );
+    assert!(
+        signals.contains(&signal_row(
+            "bd-keep",
+            "wrong.follow-up",
+            "05",
+            &c(4),
+            "while-reopened",
+            done,
+            "follow-up bd-kept-bug"
+        )),
+        "{signals}"
+    );
+    assert!(
+        signals.contains(&signal_row("bd-keep", "wrong.reopened", "05", &c(4), "", done, "")),
+        "{signals}"
+    );
+    assert!(summary.contains("1 of 13 = 7.7%"), "{summary}");
+    assert!(summary.contains("follow-up-set-aside 1"), "{summary}");
+    assert!(summary.contains("while-reopened 1"), "{summary}");
+    assert!(tasks.contains(&format!(".beads,bd-bulk,{done},false,\n")), "{tasks}");
+    assert!(
+        tasks.contains(&format!(".beads,bd-keep,{done},false,wrong.reopened\n")),
+        "{tasks}"
+    );
+    // Version 7's file on the same history counts the follow-up (the test above).
+    let (summary, ..) = p3_at(&fx, 7, "2026-06-01");
+    assert!(summary.contains("2 of 13 = 15.4%"), "{summary}");
+    assert!(!summary.contains("follow-up-set-aside"), "{summary}");
 }
 
 #[test]

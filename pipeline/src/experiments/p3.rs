@@ -71,6 +71,10 @@
 //!   overwrites, which change nothing, skipped) is one the reopen rules kept. A follow-up filed while the task is
 //!   open after a reopen set aside (a bulk commit, a stale copy, a late landing) would otherwise be judged by
 //!   nothing: the reopen is not counted, and neither would the follow-up be.
+//! * **Version 8** (optional field of `[history]`, off when absent): with `follow_ups_set_aside`, a follow-up of a
+//!   task rebuilt from task files in git that every rule above keeps (identity included) is `follow-up-set-aside`:
+//!   an evidence row, never a signal. Readings of versions 5 to 7 found such follow-ups planned work about as often
+//!   as defects of the completed task; exports (Jira, Linear, GitHub, Trello) keep their follow-ups.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -223,6 +227,13 @@ pub const EXCLUSIONS_V6: [(&str, &str); 2] = [
         "a follow-up created while the task was open again after a reopen: part of that rework, not a new signal",
     ),
 ];
+
+/// Exclusion rules added by version 8, each present only when its rule is on.
+pub const EXCLUSIONS_V8: [(&str, &str); 1] = [(
+    "follow-up-set-aside",
+    "a follow-up in task files kept in git that the other rules keep: planned work about as often as a defect found \
+     later, so reported and never a signal",
+)];
 
 /// A task's creation time, the provenance of its first version (task files in git) and when that version was
 /// first seen (the earlier of the creation time and the version's commit).
@@ -621,6 +632,7 @@ pub fn analyze_with_commits(
                 "first-seen-earlier" => r.follow_ups_first_seen,
                 _ => r.follow_ups_while_reopened,
             }))
+            .chain(EXCLUSIONS_V8.iter().filter(|_| r.follow_ups_set_aside))
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),
@@ -630,6 +642,7 @@ pub fn analyze_with_commits(
     let first_seen_rule = rules.is_some_and(|r| r.follow_ups_first_seen);
     let while_reopened_rule = rules.is_some_and(|r| r.follow_ups_while_reopened);
     let needs_kept_reopen = rules.is_some_and(|r| r.while_reopened_needs_kept_reopen);
+    let set_aside_follow_ups = rules.is_some_and(|r| r.follow_ups_set_aside);
     let overlap_below = rules.and_then(|r| r.reuse_title_overlap_below);
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
@@ -886,6 +899,16 @@ pub fn analyze_with_commits(
                             found[*i].excluded_by = Some("identity-changed");
                         }
                     }
+                }
+            }
+            // Version 8: after every other rule (so their tallies stay as in version 7), a follow-up still kept in a
+            // history rebuilt from git is reported, never counted.
+            if set_aside_follow_ups && walked.is_some() {
+                for row in found
+                    .iter_mut()
+                    .filter(|e| e.signal == "wrong.follow-up" && e.excluded_by.is_none())
+                {
+                    row.excluded_by = Some("follow-up-set-aside");
                 }
             }
             for evidence in found.iter().filter(|e| e.excluded_by.is_none()) {

@@ -653,7 +653,7 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 7);
+        assert_eq!(prereg.spec.version, 8);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
@@ -663,9 +663,10 @@ mod tests {
                 history.landed_late_hours,
                 history.follow_ups_first_seen,
                 history.follow_ups_while_reopened,
-                history.while_reopened_needs_kept_reopen
+                history.while_reopened_needs_kept_reopen,
+                history.follow_ups_set_aside
             ),
-            (true, Some(1), true, Some(24), true, true, true)
+            (true, Some(1), true, Some(24), true, true, true, true)
         );
         std::fs::write(
             &path,

@@ -103,6 +103,11 @@ pub struct P3History {
     /// rules; after a reopen set aside (bulk, stale, landed late…) the follow-up is judged on its own.
     #[serde(default)]
     pub while_reopened_needs_kept_reopen: bool,
+    /// Version 8: a follow-up of a task rebuilt from task files in git that every other rule keeps is
+    /// `follow-up-set-aside`: reported, never a signal (in the readings such follow-ups were planned work about as
+    /// often as defects found later).
+    #[serde(default)]
+    pub follow_ups_set_aside: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
