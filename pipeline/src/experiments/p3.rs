@@ -84,6 +84,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{SignedDuration, Timestamp};
+use rayon::prelude::*;
 use serde::Serialize;
 
 pub use super::p1::VerdictKind;
@@ -130,6 +131,53 @@ pub struct Counts {
     pub ids_reused: u64,
     /// Completed tasks removed before their window elapsed: neither eligible nor censored (version 2).
     pub removed_before_window: u64,
+}
+
+impl Counts {
+    /// Adds `other`'s counts to these (an input's to the total, a part of an input's tasks to the input's).
+    fn add(&mut self, other: &Counts) {
+        for (sum, part) in [
+            (&mut self.tasks, other.tasks),
+            (&mut self.not_completed, other.not_completed),
+            (&mut self.completion_unknown, other.completion_unknown),
+            (&mut self.censored, other.censored),
+            (&mut self.eligible, other.eligible),
+            (&mut self.with_signal, other.with_signal),
+            (&mut self.wrong, other.wrong),
+            (&mut self.right, other.right),
+            (&mut self.follow_ups_outside_input, other.follow_ups_outside_input),
+            (&mut self.removed, other.removed),
+            (&mut self.ids_reused, other.ids_reused),
+            (&mut self.removed_before_window, other.removed_before_window),
+        ] {
+            *sum += part;
+        }
+    }
+}
+
+/// What a run of an input's tasks adds up to: their counts, the would-be signals each exclusion rule set aside
+/// (events, and tasks left without a signal), their rows and their evidence, in task order.
+#[derive(Default)]
+struct TaskTally {
+    counts: Counts,
+    excluded: BTreeMap<&'static str, (u64, u64)>,
+    rows: Vec<TaskRow>,
+    evidence: Vec<SignalRow>,
+}
+
+impl TaskTally {
+    /// `self` then `later`: the sums, and the rows and evidence of both in order.
+    fn merge(mut self, mut later: TaskTally) -> TaskTally {
+        self.counts.add(&later.counts);
+        for (rule, (count, tasks)) in later.excluded {
+            let slot = self.excluded.entry(rule).or_default();
+            slot.0 += count;
+            slot.1 += tasks;
+        }
+        self.rows.append(&mut later.rows);
+        self.evidence.append(&mut later.evidence);
+        self
+    }
 }
 
 /// An artifact left out by a version-2 rule, for the report's examples.
@@ -649,7 +697,6 @@ pub fn analyze_with_commits(
     let mut evidence = Vec::new();
     let mut unobservable: BTreeSet<&'static str> = BTreeSet::new();
     for (index, board) in boards.iter().enumerate() {
-        let mut counts = Counts::default();
         // Follow-ups of each task, from either side of the link, and bugs linked in any way.
         let mut follow_ups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         for task in &board.tasks {
@@ -687,9 +734,10 @@ pub fn analyze_with_commits(
             })
             .collect();
 
-        let mut task_rows: Vec<TaskRow> = Vec::new();
-        let mut task_evidence: Vec<SignalRow> = Vec::new();
-        for task in &board.tasks {
+        // One task's part of the input's tallies. The tasks are independent, so a million of them are tallied on
+        // every core and the parts merged in task order (the same report on any number of threads).
+        let tally_task = |part: &mut TaskTally, task: &Task| {
+            let counts = &mut part.counts;
             counts.tasks += 1;
             if let Some(removal) = &task.removed {
                 counts.removed += 1;
@@ -715,7 +763,7 @@ pub fn analyze_with_commits(
                 } else {
                     counts.not_completed += 1;
                 }
-                continue;
+                return;
             };
             let end = done.saturating_add(window).unwrap_or(Timestamp::MAX);
             let in_window = |at: Timestamp| at >= done && at <= end;
@@ -730,7 +778,7 @@ pub fn analyze_with_commits(
             let censored = as_of.is_none_or(|as_of| end > as_of);
             if !censored && ended.is_some_and(|ended| end > ended) {
                 counts.removed_before_window += 1;
-                continue;
+                return;
             }
             let completed_text = stamp(done);
             let mut signals: Vec<&'static str> = Vec::new();
@@ -927,30 +975,44 @@ pub fn analyze_with_commits(
                 counts.wrong += u64::from(signals.iter().any(|s| s.starts_with("wrong.")));
                 counts.right += u64::from(signals.iter().any(|s| s.starts_with("right.")));
                 let mut lost: BTreeSet<&'static str> = BTreeSet::new();
-                for e in &found {
-                    if let Some(rule) = e.excluded_by
-                        && let Some(exclusion) = exclusions.get_mut(rule)
-                    {
-                        exclusion.count += 1;
-                        lost.insert(rule);
-                    }
+                for rule in found.iter().filter_map(|e| e.excluded_by) {
+                    part.excluded.entry(rule).or_default().0 += 1;
+                    lost.insert(rule);
                 }
                 if signals.is_empty() {
                     for rule in lost {
-                        if let Some(exclusion) = exclusions.get_mut(rule) {
-                            exclusion.tasks += 1;
-                        }
+                        part.excluded.entry(rule).or_default().1 += 1;
                     }
                 }
-                task_evidence.extend(found);
+                part.evidence.extend(found);
             }
-            task_rows.push(TaskRow {
+            part.rows.push(TaskRow {
                 input: index,
                 id: task.id.clone(),
                 completed: completed_text.clone(),
                 censored,
                 signals,
             });
+        };
+        let TaskTally {
+            counts,
+            excluded,
+            rows: mut task_rows,
+            evidence: mut task_evidence,
+        } = board
+            .tasks
+            .par_iter()
+            .fold(TaskTally::default, |mut part, task| {
+                tally_task(&mut part, task);
+                part
+            })
+            .reduce(TaskTally::default, TaskTally::merge);
+        // Rules that are off in this version are not in the report.
+        for (rule, (count, tasks)) in excluded {
+            if let Some(exclusion) = exclusions.get_mut(rule) {
+                exclusion.count += count;
+                exclusion.tasks += tasks;
+            }
         }
         task_rows.sort_by(|a, b| a.id.cmp(&b.id));
         rows.extend(task_rows);
@@ -986,22 +1048,7 @@ pub fn analyze_with_commits(
             missing_capabilities: board.capabilities.missing(),
             notes: board.notes.clone(),
         });
-        for (sum, part) in [
-            (&mut total.tasks, counts.tasks),
-            (&mut total.not_completed, counts.not_completed),
-            (&mut total.completion_unknown, counts.completion_unknown),
-            (&mut total.censored, counts.censored),
-            (&mut total.eligible, counts.eligible),
-            (&mut total.with_signal, counts.with_signal),
-            (&mut total.wrong, counts.wrong),
-            (&mut total.right, counts.right),
-            (&mut total.follow_ups_outside_input, counts.follow_ups_outside_input),
-            (&mut total.removed, counts.removed),
-            (&mut total.ids_reused, counts.ids_reused),
-            (&mut total.removed_before_window, counts.removed_before_window),
-        ] {
-            *sum += part;
-        }
+        total.add(&counts);
     }
     let major_unobservable: Vec<&'static str> = unobservable
         .iter()
