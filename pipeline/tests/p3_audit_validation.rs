@@ -359,22 +359,8 @@ fn version_seven_reading_comes_from_fresh_repositories_and_gives_the_documented_
 
     // A second reader judged all 49 too, independently (`second-reader/`): the same judgement for 47, "unclear"
     // for the two others (scripts/validation/p3_reader_agreement.py gives kappa 0.918 with scikit-learn).
-    let mut confusion: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for repo in &read.repos {
-        let first = rows(&data.join(format!("p3-audit-v7/{repo}.judged.csv")));
-        let second = rows(&data.join(format!("p3-audit-v7/second-reader/{repo}.judged.csv")));
-        assert_eq!(
-            first.iter().map(key).collect::<Vec<_>>(),
-            second.iter().map(key).collect::<Vec<_>>(),
-            "{repo}: both readers judged the sample row for row"
-        );
-        for (a, b) in first.iter().zip(&second) {
-            assert!(!b["evidence"].trim().is_empty(), "{repo} {}: no evidence", b["task"]);
-            *confusion
-                .entry((a["genuine"].clone(), b["genuine"].clone()))
-                .or_default() += 1;
-        }
-    }
+    let (confusion, second_read) = reader_agreement(&data.join("p3-audit-v7"), &read.repos);
+    assert_eq!(second_read, read.repos.len());
     let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     assert_eq!(
         confusion,
@@ -386,13 +372,14 @@ fn version_seven_reading_comes_from_fresh_repositories_and_gives_the_documented_
     );
 }
 
-/// The held-out reading drawn for a version-8 candidate (VALIDATION.md, "P3: a version-8 candidate, tried"): every
-/// signal version 5 counted on five repositories never read before: sampled, genuine, not genuine, unclear.
-/// `versions.csv` records what version 7 (the instrument) and the candidate (branch `p3-v8`) did with each row.
+/// The held-out reading drawn for the bug-type candidate (VALIDATION.md, "P3: a version-8 candidate, tried"; not the
+/// version 8 adopted later): every signal version 5 counted on five repositories never read before: sampled,
+/// genuine, not genuine, unclear. `versions.csv` records what version 7 and the candidate (its column `version_8`,
+/// branch `p3-v8`) did with each row.
 const EXPECTED_V8: (usize, usize, usize, usize) = (83, 54, 28, 1);
 
 #[test]
-fn version_eight_reading_comes_from_fresh_repositories_and_gives_the_documented_precision() {
+fn bug_type_candidate_reading_comes_from_fresh_repositories_and_gives_the_documented_precision() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let read = fresh_reading("p3-audit-v8", &[&EARLIER_THAN_V7[..], &["p3-audit-v7"]].concat());
     assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V8);
@@ -433,4 +420,106 @@ fn version_eight_reading_comes_from_fresh_repositories_and_gives_the_documented_
             "version_8: not-a-bug yes 15",
         ]
     );
+}
+
+/// Version 8's held-out reading (VALIDATION.md, "P3 detectability, version 8"): every signal version 7 counted on the
+/// five repositories, never read before, where any was counted among 240 fetched after version 8's rule was
+/// committed: sampled, genuine, not genuine, unclear.
+const EXPECTED_V8_HELD_OUT: (usize, usize, usize, usize) = (21, 7, 12, 2);
+
+/// The reading comes from repositories no earlier reading used; `versions.csv` (what versions 7 and 8 did with each
+/// judged row) gives each version's precision and what version 8's rule set aside; a second reader, who judged the
+/// 15 rows of the three repositories with counted reopens or commits and of HaileyStorm/NBNv2, agrees on every one.
+#[test]
+fn version_eight_held_out_reading_gives_the_documented_precision() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let name = "p3-audit-v8-held-out";
+    let read = fresh_reading(name, &[&EARLIER_THAN_V7[..], &["p3-audit-v7", "p3-audit-v8"]].concat());
+    assert_eq!(
+        (read.samples, read.genuine, read.not, read.unclear),
+        EXPECTED_V8_HELD_OUT
+    );
+    assert_eq!(read.repos.len(), 5);
+    // Rows in sample order, so that repeated keys (follow-ups of one task filed together) pair up in order.
+    let mut judged: Vec<(String, String)> = Vec::new();
+    for repo in &read.repos {
+        for r in rows(&data.join(format!("{name}/{repo}.judged.csv"))) {
+            judged.push((key(&r), r["genuine"].clone()));
+        }
+    }
+    let versions = rows(&data.join(format!("{name}/versions.csv")));
+    assert_eq!(
+        versions.len(),
+        EXPECTED_V8_HELD_OUT.0,
+        "versions.csv covers every judged row"
+    );
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &versions {
+        let at = judged.iter().position(|(k, _)| *k == key(r)).expect("a judged row");
+        let (_, genuine) = judged.remove(at);
+        for version in ["version_7", "version_8"] {
+            *tally
+                .entry(format!("{version}: {} {} {genuine}", r["signal"], r[version]))
+                .or_default() += 1;
+        }
+    }
+    let got: Vec<String> = tally.iter().map(|(what, n)| format!("{what} {n}")).collect();
+    assert_eq!(
+        got,
+        [
+            "version_7: wrong.commit counted no 1",
+            "version_7: wrong.follow-up counted no 8",
+            "version_7: wrong.follow-up counted yes 3",
+            "version_7: wrong.reopened counted no 3",
+            "version_7: wrong.reopened counted unclear 2",
+            "version_7: wrong.reopened counted yes 4",
+            "version_8: wrong.commit counted no 1",
+            "version_8: wrong.follow-up follow-up-set-aside no 8",
+            "version_8: wrong.follow-up follow-up-set-aside yes 3",
+            "version_8: wrong.reopened counted no 3",
+            "version_8: wrong.reopened counted unclear 2",
+            "version_8: wrong.reopened counted yes 4",
+        ]
+    );
+
+    let (confusion, second_read) = reader_agreement(&data.join(name), &read.repos);
+    assert_eq!(second_read, 4);
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(
+        confusion,
+        BTreeMap::from([
+            (pair("no", "no"), 8),
+            (pair("unclear", "unclear"), 2),
+            (pair("yes", "yes"), 5)
+        ])
+    );
+}
+
+/// The first reader's judgements (`DIR/<repo>.judged.csv`) against a second reader's (`DIR/second-reader/`), for
+/// the repositories the second reader read (both row for row, every second judgement with evidence): how often
+/// each pair of judgements occurs, and how many repositories were read twice.
+fn reader_agreement(dir: &Path, repos: &[String]) -> (BTreeMap<(String, String), usize>, usize) {
+    let mut confusion: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut second_read = 0;
+    for repo in repos {
+        let path = dir.join(format!("second-reader/{repo}.judged.csv"));
+        if !path.exists() {
+            continue;
+        }
+        second_read += 1;
+        let first = rows(&dir.join(format!("{repo}.judged.csv")));
+        let second = rows(&path);
+        assert_eq!(
+            first.iter().map(key).collect::<Vec<_>>(),
+            second.iter().map(key).collect::<Vec<_>>(),
+            "{repo}: both readers judged the sample row for row"
+        );
+        for (a, b) in first.iter().zip(&second) {
+            assert!(!b["evidence"].trim().is_empty(), "{repo} {}: no evidence", b["task"]);
+            *confusion
+                .entry((a["genuine"].clone(), b["genuine"].clone()))
+                .or_default() += 1;
+        }
+    }
+    (confusion, second_read)
 }

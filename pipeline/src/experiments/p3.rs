@@ -1014,9 +1014,10 @@ pub fn analyze_with_commits(
                 exclusion.tasks += tasks;
             }
         }
-        task_rows.sort_by(|a, b| a.id.cmp(&b.id));
+        task_rows.par_sort_by(|a, b| a.id.cmp(&b.id));
         rows.extend(task_rows);
-        task_evidence.sort_by(|a, b| (&a.task, &a.at, a.signal, &a.commit).cmp(&(&b.task, &b.at, b.signal, &b.commit)));
+        task_evidence
+            .par_sort_by(|a, b| (&a.task, &a.at, a.signal, &a.commit).cmp(&(&b.task, &b.at, b.signal, &b.commit)));
         for e in &task_evidence {
             if let Some(rule) = e.excluded_by
                 && let Some(exclusion) = exclusions.get_mut(rule)
