@@ -1458,3 +1458,92 @@ fn a_reopen_counted_after_a_set_aside_one_names_it() {
     }
     assert!(summary.contains("1 of 12 = 8.3%"), "{summary}");
 }
+
+/// `phase0 p3 --repo` on the sync-branch fixture: the stdout block, `p3-tasks.csv` and `p3-signals.csv`, under
+/// `version`'s pre-registration (as `p3_at`) and with `--history-rev` when given.
+fn p3_on_branch(fx: &Fixture, version: u32, history_rev: Option<&str>) -> (String, String, String) {
+    use pipeline::commands::p3::{P3Args, run};
+    let out = fx
+        .tmp
+        .path()
+        .join(format!("branch-v{version}-{}", history_rev.unwrap_or("default")));
+    let prereg = (version == 2).then(|| {
+        let path = fx.tmp.path().join("p3-v2.toml");
+        std::fs::write(&path, include_str!("data/p3-v2.toml")).unwrap();
+        path
+    });
+    let outcome = run(&P3Args {
+        format: "auto".into(),
+        out: out.clone(),
+        as_of: Some("2026-06-01".into()),
+        repo: Some(fx.root.clone()),
+        prereg,
+        history_rev: history_rev.map(str::to_owned),
+        ..P3Args::default()
+    })
+    .unwrap();
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    (outcome.summary, read("p3-tasks.csv"), read("p3-signals.csv"))
+}
+
+#[test]
+fn the_task_files_are_read_from_the_sync_branch_beads_commits_them_to() {
+    let fx = Fixture::build("sync_branch.sh");
+    let sync = |n: usize| fx.rev(&format!("beads-sync~{n}"));
+    let done = "2026-03-02T09:00:00Z";
+    // The checked-out branch holds the task file as first written; its history is on `beads-sync`.
+    let (summary, tasks, signals) = p3_on_branch(&fx, 8, None);
+    assert!(
+        summary.contains(
+            "task file       .beads on refs/heads/beads-sync (sync branch of .beads/config.yaml): 4 versions in 4 \
+             commits, none skipped"
+        ),
+        "{summary}"
+    );
+    assert_eq!(tasks, tasks_table(done, &["bd-1", "bd-2"], &["", ""]));
+    // The reopen is read; re-closed with only task-file commits in between on that branch (code lands on main),
+    // the administrative-reclose rule sets it aside, as it reads the branch's own commits.
+    assert_eq!(
+        signals,
+        format!(
+            "input,task,signal,at,commit,excluded_by,completed,detail\n{}",
+            signal_row(
+                "bd-1",
+                "wrong.reopened",
+                "05",
+                &sync(1),
+                "administrative-reclose",
+                done,
+                ""
+            )
+        )
+    );
+    // Under version 2 (no such rule) the same reopen counts.
+    let (summary, _, signals) = p3_on_branch(&fx, 2, None);
+    assert!(summary.contains("1 of 2 = 50.0%"), "{summary}");
+    assert!(
+        signals.ends_with(&format!(
+            ".beads/issues.jsonl,bd-1,wrong.reopened,2026-03-05T09:00:00Z,{},,{done},\n",
+            sync(1)
+        )),
+        "{signals}"
+    );
+    // --history-rev reads the branch it names: on main nothing was ever closed.
+    let (summary, tasks, _) = p3_on_branch(&fx, 8, Some("HEAD"));
+    assert!(
+        summary.contains("task file       .beads: 1 version in 2 commits, none skipped"),
+        "{summary}"
+    );
+    assert!(summary.contains("0 of 0"), "{summary}");
+    assert_eq!(tasks, "input,id,completed,censored,signals\n");
+    // A clone without the branch reads HEAD and says why.
+    fx.git(&["branch", "-D", "beads-sync"]);
+    let (summary, ..) = p3_on_branch(&fx, 8, None);
+    assert!(
+        summary.contains(
+            "sync branch     beads-sync (named in .beads/config.yaml) is not in this clone: HEAD was read; fetch the \
+             branch or give --history-rev"
+        ),
+        "{summary}"
+    );
+}

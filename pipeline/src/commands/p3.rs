@@ -51,6 +51,10 @@ pub struct P3Args {
     /// .beads/issues.jsonl, else data/); their git history gives reopens with dates.
     #[arg(long, help_heading = "Task files in a repository")]
     pub data_dir: Option<String>,
+    /// The revision whose first-parent history holds the task files (default: the sync branch beads commits them
+    /// to when `.beads/config.yaml` names one, `sync-branch`, and this clone has it; else HEAD).
+    #[arg(long, value_name = "REV", help_heading = "Task files in a repository")]
+    pub history_rev: Option<String>,
 }
 
 #[derive(Debug)]
@@ -61,10 +65,11 @@ pub struct P3Outcome {
 }
 
 /// The board of the task files kept in `repo` at `path` (default `.beads/issues.jsonl`, else `data/`), rebuilt
-/// from their git history.
+/// from their git history: that of `rev`, else of beads' sync branch for the default files, else of `HEAD`.
 fn task_files_board(
     repo: &std::path::Path,
     path: Option<&str>,
+    rev: Option<&str>,
     format: Option<Format>,
     tz: &jiff::tz::TimeZone,
     options: crate::scan::task_history::HistoryOptions,
@@ -73,6 +78,12 @@ fn task_files_board(
     use crate::scan::task_history::{self, TaskHistoryError};
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let handle = task_history::open(repo).map_err(|e| input(&e))?;
+    // Beads set up with a sync branch commits its task files there, not to the branch checked out.
+    let sync_branch = match (rev, path) {
+        (None, None) => task_history::beads_sync_branch(&handle),
+        _ => None,
+    };
+    let beads_rev = rev.or(sync_branch.as_ref().and_then(|b| b.reference.as_deref()));
     let format_of = |path: &str| {
         format.unwrap_or(if path.trim_end_matches('/').ends_with(".beads/issues.jsonl") {
             Format::Beads
@@ -81,18 +92,33 @@ fn task_files_board(
         })
     };
     let read =
-        |path: &str| task_history::board_from_history_with(&handle, None, path, format_of(path), tz, options.clone());
+        |path: &str| task_history::board_from_history_with(&handle, rev, path, format_of(path), tz, options.clone());
     // Version 3: the task files under `.beads/` a history used, read as one task set per commit.
     let read_beads = || {
         if task_files.is_empty() {
-            return read(".beads/issues.jsonl");
+            let path = ".beads/issues.jsonl";
+            return task_history::board_from_history_with(
+                &handle,
+                beads_rev,
+                path,
+                format_of(path),
+                tz,
+                options.clone(),
+            );
         }
         let options = task_history::HistoryOptions {
             only_files: task_files.to_vec(),
             newest_copy: true,
             ..options.clone()
         };
-        task_history::board_from_history_with(&handle, None, ".beads", format.unwrap_or(Format::Beads), tz, options)
+        task_history::board_from_history_with(
+            &handle,
+            beads_rev,
+            ".beads",
+            format.unwrap_or(Format::Beads),
+            tz,
+            options,
+        )
     };
     let history = match path {
         Some(path) => read(path),
@@ -115,6 +141,16 @@ fn task_files_board(
     let summary = render::TaskFiles {
         repository: repo.display().to_string(),
         path: history.board.path.display().to_string(),
+        revision: match path {
+            None => beads_rev,
+            Some(_) => rev,
+        }
+        .unwrap_or("HEAD")
+        .to_owned(),
+        sync_branch: sync_branch.map(|b| render::SyncBranch {
+            name: b.name,
+            found: b.reference.is_some(),
+        }),
         tip: history.tip.to_string(),
         commits_walked: history.commits_walked,
         versions_read: history.versions_read,
@@ -264,7 +300,15 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             identity_timelines: rules.is_some_and(|h| h.identity_at_signal),
         };
         let beads_files: &[String] = rules.map_or(&[], |h| h.task_files.as_slice());
-        let (board, summary) = task_files_board(repo, args.data_dir.as_deref(), format, &tz, options, beads_files)?;
+        let (board, summary) = task_files_board(
+            repo,
+            args.data_dir.as_deref(),
+            args.history_rev.as_deref(),
+            format,
+            &tz,
+            options,
+            beads_files,
+        )?;
         boards.push(board);
         task_files = Some(summary);
     }

@@ -28,6 +28,10 @@ pub struct TaskFiles {
     pub repository: String,
     /// Repository-relative, as read (a file, or a directory of `*.jsonl` files).
     pub path: String,
+    /// The revision whose history was read: `HEAD`, `--history-rev`, or the reference of beads' sync branch.
+    pub revision: String,
+    /// The sync branch `.beads/config.yaml` names, when the default task files were read.
+    pub sync_branch: Option<SyncBranch>,
     pub tip: String,
     pub commits_walked: u64,
     /// Commits that changed the files, and those whose version could not be read (skipped, named in notes).
@@ -41,6 +45,13 @@ pub struct TaskFiles {
     /// Tasks split off an id a later task reused.
     pub ids_reused: u64,
     pub files: Vec<String>,
+}
+
+/// Beads' sync branch, as `.beads/config.yaml` names it, and whether this clone has it (else `HEAD` was read).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyncBranch {
+    pub name: String,
+    pub found: bool,
 }
 
 /// A version of a task file that could not be read.
@@ -212,8 +223,13 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
         c.eligible, a.window_days, c.censored, c.not_completed, c.completion_unknown
     ));
     if let Some(files) = &envelope.report.task_files {
+        let on = match &files.sync_branch {
+            Some(branch) if branch.found => format!(" on {} (sync branch of .beads/config.yaml)", files.revision),
+            _ if files.revision != "HEAD" => format!(" on {}", files.revision),
+            _ => String::new(),
+        };
         out.push_str(&format!(
-            "  task file       {}: {} in {}",
+            "  task file       {}{on}: {} in {}",
             files.path,
             super::count(files.versions_read, "version", "versions"),
             super::count(files.commits_walked, "commit", "commits")
@@ -242,6 +258,13 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
                 parts.push(format!("{unreadable} unreadable{}", example(false)));
             }
             out.push_str(&format!("; {} skipped: {}\n", files.versions_skipped, parts.join("; ")));
+        }
+        if let Some(branch) = files.sync_branch.as_ref().filter(|b| !b.found) {
+            out.push_str(&format!(
+                "  sync branch     {} (named in .beads/config.yaml) is not in this clone: {} was read; fetch the \
+                 branch or give --history-rev\n",
+                branch.name, files.revision
+            ));
         }
     }
     let newest_commit = envelope

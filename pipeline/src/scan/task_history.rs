@@ -241,6 +241,49 @@ pub fn open(path: &Path) -> Result<gix::ThreadSafeRepository, TaskHistoryError> 
     })
 }
 
+/// The branch beads commits its task files to when it is set up with one (`bd init --branch`, beads'
+/// protected-branch workflow): named by `sync-branch` (or `sync.branch`) in `.beads/config.yaml` of `HEAD`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncBranch {
+    /// The branch name as configured.
+    pub name: String,
+    /// The reference of this clone that holds it (`refs/heads/<name>`, else `refs/remotes/origin/<name>`); `None`
+    /// when the clone has neither (it was never fetched).
+    pub reference: Option<String>,
+}
+
+/// The sync branch `.beads/config.yaml` of `HEAD` names, if any. An unborn `HEAD`, a missing or unreadable file and
+/// a file without the key all mean no sync branch: the task files are then read from `HEAD`, as without beads.
+pub fn beads_sync_branch(repo: &gix::ThreadSafeRepository) -> Option<SyncBranch> {
+    let repo = repo.to_thread_local();
+    let id = repo.rev_parse_single("HEAD:.beads/config.yaml").ok()?.detach();
+    let object = repo.find_object(id).ok()?;
+    let name = sync_branch_in_config(&String::from_utf8_lossy(&object.data))?;
+    let reference = [format!("refs/heads/{name}"), format!("refs/remotes/origin/{name}")]
+        .into_iter()
+        .find(|r| repo.rev_parse_single(r.as_str()).is_ok());
+    Some(SyncBranch { name, reference })
+}
+
+/// The value of the top-level `sync-branch` (or `sync.branch`) key of a beads `config.yaml`, unquoted; comments and
+/// nested keys are not it.
+fn sync_branch_in_config(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        if !matches!(key, "sync-branch" | "sync.branch") {
+            return None;
+        }
+        let value = match value.trim() {
+            v if v.starts_with('"') || v.starts_with('\'') => {
+                let quote = &v[..1];
+                v[1..].split(quote).next().unwrap_or_default()
+            }
+            v => v.split(" #").next().unwrap_or_default().trim(),
+        };
+        (!value.is_empty()).then(|| value.to_owned())
+    })
+}
+
 /// Rebuilds the board of the task file at `file` (repository-relative, `/`-separated; a directory reads every
 /// `*.jsonl` in it) from the first-parent history of `rev` (default `HEAD`). See the module documentation for
 /// the rules.
@@ -1507,6 +1550,29 @@ impl Fold {
 mod tests {
     use super::*;
     use crate::scan::board::StatusCategory;
+
+    #[test]
+    fn the_sync_branch_is_the_top_level_key_of_the_beads_config() {
+        let config = |text: &str| sync_branch_in_config(text);
+        // As `bd init --branch` writes it, and as hand-edited files have it.
+        assert_eq!(
+            config("# comment\nsync-branch: \"beads-sync\"\n").as_deref(),
+            Some("beads-sync")
+        );
+        assert_eq!(
+            config("sync-branch: 'beads-metadata'").as_deref(),
+            Some("beads-metadata")
+        );
+        assert_eq!(
+            config("sync.branch: tasks # where bd commits").as_deref(),
+            Some("tasks")
+        );
+        // Commented out, nested under another key, empty, or absent: none.
+        assert_eq!(config("# sync-branch: \"beads-sync\"\n"), None);
+        assert_eq!(config("sync:\n  sync-branch: beads-sync\n"), None);
+        assert_eq!(config("sync-branch: \"\"\n"), None);
+        assert_eq!(config("issue-prefix: bd\n"), None);
+    }
 
     fn change(at: &str, from: Option<&str>, to: &str, to_category: StatusCategory) -> StatusChange {
         StatusChange {
