@@ -691,8 +691,16 @@ fn tasks_table(done: &str, ids: &[&str], signals: &[&str]) -> String {
 }
 
 fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
+    p3_at_rev(fx, version, as_of, None)
+}
+
+/// [`p3_at`], reading the task files' history at `history_rev` (`--history-rev`) when given.
+fn p3_at_rev(fx: &Fixture, version: u32, as_of: &str, history_rev: Option<&str>) -> (String, String, String) {
     use pipeline::commands::p3::{P3Args, run};
-    let out = fx.tmp.path().join(format!("v{version}"));
+    let out = fx
+        .tmp
+        .path()
+        .join(format!("v{version}-{}", history_rev.unwrap_or("default")));
     let v2 = include_str!("data/p3-v2.toml");
     let prereg = match version {
         1 => Some(v2[..v2.find("\n[history]").unwrap()].replace("version = 2\n", "")),
@@ -715,6 +723,7 @@ fn p3_at(fx: &Fixture, version: u32, as_of: &str) -> (String, String, String) {
         as_of: Some(as_of.into()),
         repo: Some(fx.root.clone()),
         prereg,
+        history_rev: history_rev.map(str::to_owned),
         ..P3Args::default()
     })
     .unwrap();
@@ -1459,31 +1468,9 @@ fn a_reopen_counted_after_a_set_aside_one_names_it() {
     assert!(summary.contains("1 of 12 = 8.3%"), "{summary}");
 }
 
-/// `phase0 p3 --repo` on the sync-branch fixture: the stdout block, `p3-tasks.csv` and `p3-signals.csv`, under
-/// `version`'s pre-registration (as `p3_at`) and with `--history-rev` when given.
+/// `phase0 p3 --repo` on the sync-branch fixture, as of 2026-06-01 (after every window).
 fn p3_on_branch(fx: &Fixture, version: u32, history_rev: Option<&str>) -> (String, String, String) {
-    use pipeline::commands::p3::{P3Args, run};
-    let out = fx
-        .tmp
-        .path()
-        .join(format!("branch-v{version}-{}", history_rev.unwrap_or("default")));
-    let prereg = (version == 2).then(|| {
-        let path = fx.tmp.path().join("p3-v2.toml");
-        std::fs::write(&path, include_str!("data/p3-v2.toml")).unwrap();
-        path
-    });
-    let outcome = run(&P3Args {
-        format: "auto".into(),
-        out: out.clone(),
-        as_of: Some("2026-06-01".into()),
-        repo: Some(fx.root.clone()),
-        prereg,
-        history_rev: history_rev.map(str::to_owned),
-        ..P3Args::default()
-    })
-    .unwrap();
-    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
-    (outcome.summary, read("p3-tasks.csv"), read("p3-signals.csv"))
+    p3_at_rev(fx, version, "2026-06-01", history_rev)
 }
 
 #[test]
