@@ -363,4 +363,11 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
     let output = p3(&["--data-dir", "data/"], &sandbox.path().join("never"));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--data-dir needs --repo"));
+    // So is --history-rev without task files read from a repository.
+    let output = p3(&["--history-rev", "main"], &sandbox.path().join("never"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("--history-rev needs --repo and task files read from it (no board exports, or --data-dir)")
+    );
 }

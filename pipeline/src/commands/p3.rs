@@ -229,6 +229,11 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             "--data-dir needs --repo (the repository that keeps the task files)".into(),
         ));
     }
+    if args.history_rev.is_some() && (args.repo.is_none() || !(args.inputs.is_empty() || args.data_dir.is_some())) {
+        return Err(CommandError::Input(
+            "--history-rev needs --repo and task files read from it (no board exports, or --data-dir)".into(),
+        ));
+    }
     if args.inputs.is_empty() && args.repo.is_none() {
         return Err(CommandError::Input(
             "p3 needs board exports, or --repo to read task files kept in git".into(),
