@@ -94,6 +94,10 @@ p2 *args:
 bench-p2 REPO *REVS:
     bench/p2.sh {{REPO}} {{REVS}}
 
+# P3 benchmark: the 1M-task JSONL (under 3 s) and, per REPO, `phase0 p3 --repo` against `git log -p` of its task file
+bench-p3 *repos:
+    bench/p3.sh {{repos}}
+
 # P3 detectability over board exports: `just p3 data/p3/jira.json` (every `phase0 p3` flag works)
 p3 *args:
     cargo run --quiet --release --bin phase0 -- p3 {{args}}
