@@ -1505,8 +1505,25 @@ fn the_task_files_are_read_from_the_sync_branch_beads_commits_them_to() {
             )
         )
     );
-    // Under version 2 (no such rule) the same reopen counts.
+    // The report says so.
+    assert!(
+        summary.contains(
+            "  sync branch     administrative-reclose reads the branch's own commits, which change only the task \
+             files: every reopen closed again there is set aside (docs/p3.md)\n"
+        ),
+        "{summary}"
+    );
+    let markdown = std::fs::read_to_string(fx.tmp.path().join("v8-default/p3.md")).unwrap();
+    assert!(
+        markdown.contains("`administrative-reclose`\nsees no code commit between a reopen and its close there"),
+        "{markdown}"
+    );
+    // Under version 2 (no such rule) the same reopen counts, and the line is not written.
     let (summary, _, signals) = p3_on_branch(&fx, 2, None);
+    assert!(
+        !summary.contains("administrative-reclose reads the branch"),
+        "{summary}"
+    );
     assert!(summary.contains("1 of 2 = 50.0%"), "{summary}");
     assert!(
         signals.ends_with(&format!(

@@ -54,6 +54,26 @@ pub struct SyncBranch {
     pub found: bool,
 }
 
+/// Read from beads' sync branch, whose commits change only the task files, the administrative-reclose rule sees no
+/// code commit between a reopen and its close, so it sets aside every reopen closed again there.
+fn reads_sync_branch_with_administrative_rule(envelope: &Envelope<P3Report>) -> bool {
+    let on_sync_branch = envelope
+        .report
+        .task_files
+        .as_ref()
+        .and_then(|f| f.sync_branch.as_ref())
+        .is_some_and(|b| b.found);
+    on_sync_branch
+        && envelope
+            .report
+            .analysis
+            .exclusions
+            .contains_key("administrative-reclose")
+}
+
+const SYNC_BRANCH_RECLOSE_LINE: &str = "  sync branch     administrative-reclose reads the branch's own commits, which change only the task \
+                                       files: every reopen closed again there is set aside (docs/p3.md)\n";
+
 /// A version of a task file that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedVersion {
@@ -303,6 +323,9 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
             "  excluded        {} (would-be signals set aside by rule; examples in p3.md, all in {SIGNALS_CSV})\n",
             list.join(", ")
         ));
+        if reads_sync_branch_with_administrative_rule(envelope) {
+            out.push_str(SYNC_BRANCH_RECLOSE_LINE);
+        }
     }
     out.push_str(&format!(
         "  base rate       {} of {} = {} {} ({} wrong, {} right)\n",
