@@ -32,7 +32,7 @@ run() {
         status=1
     fi
 }
-cd "$here"
+cd "$here" || exit 2
 for f in data/p3/*.jsonl data/p3/*.json data/p3/*.csv data/p3/*.parquet; do
     run "sample-$(basename "$f")" "$f" --as-of 2026-11-21
 done
