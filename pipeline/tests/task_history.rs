@@ -1540,6 +1540,31 @@ fn the_task_files_are_read_from_the_sync_branch_beads_commits_them_to() {
     );
     assert!(summary.contains("0 of 0"), "{summary}");
     assert_eq!(tasks, "input,id,completed,censored,signals\n");
+    // A sync branch created and never synced holds no task file: HEAD's are read, and the line says why.
+    let empty_tree = fx.git(&["hash-object", "-w", "-t", "tree", "/dev/null"]);
+    let orphan = fx.git(&[
+        "-c",
+        "user.name=Ada",
+        "-c",
+        "user.email=ada@example.com",
+        "commit-tree",
+        empty_tree.trim(),
+        "-m",
+        "Create the sync branch",
+    ]);
+    fx.git(&["branch", "-f", "beads-sync", orphan.trim()]);
+    let (summary, ..) = p3_on_branch(&fx, 8, None);
+    assert!(
+        summary.contains("task file       .beads: 1 version in 2 commits, none skipped"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "sync branch     beads-sync (named in .beads/config.yaml) holds no task file: HEAD was read; fetch the \
+             branch or give --history-rev"
+        ),
+        "{summary}"
+    );
     // A clone without the branch reads HEAD and says why.
     fx.git(&["branch", "-D", "beads-sync"]);
     let (summary, ..) = p3_on_branch(&fx, 8, None);

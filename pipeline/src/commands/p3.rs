@@ -94,7 +94,7 @@ fn task_files_board(
     let read =
         |path: &str| task_history::board_from_history_with(&handle, rev, path, format_of(path), tz, options.clone());
     // Version 3: the task files under `.beads/` a history used, read as one task set per commit.
-    let read_beads = || {
+    let read_beads = |beads_rev: Option<&str>| {
         if task_files.is_empty() {
             let path = ".beads/issues.jsonl";
             return task_history::board_from_history_with(
@@ -120,36 +120,53 @@ fn task_files_board(
             options,
         )
     };
+    // The sync branch is read when this clone has it and it holds the task files; a branch created and never synced
+    // holds none, and then the checked-out branch's are read, as without one.
+    let mut sync_branch_empty = false;
     let history = match path {
         Some(path) => read(path),
-        None => match read_beads() {
-            Err(TaskHistoryError::NeverExisted { .. }) => match read("data/") {
-                // Name every path tried, not only the last.
-                Err(TaskHistoryError::NeverExisted { repo, rev, tip, .. }) => {
-                    return Err(CommandError::Input(format!(
-                        "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any \
-                         commit of the first-parent history of {rev} ({tip}); name the file with --data-dir",
-                        repo.display()
-                    )));
-                }
-                other => other,
-            },
+        None => match read_beads(beads_rev) {
+            Err(TaskHistoryError::NeverExisted { .. }) if beads_rev != rev => {
+                sync_branch_empty = true;
+                read_beads(rev)
+            }
             other => other,
         },
+    };
+    let history = match (path, history) {
+        (None, Err(TaskHistoryError::NeverExisted { .. })) => match read("data/") {
+            // Name every path tried, not only the last.
+            Err(TaskHistoryError::NeverExisted { repo, rev, tip, .. }) => {
+                return Err(CommandError::Input(format!(
+                    "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any \
+                         commit of the first-parent history of {rev} ({tip}); name the file with --data-dir",
+                    repo.display()
+                )));
+            }
+            other => other,
+        },
+        (_, other) => other,
     }
     .map_err(|e| input(&e))?;
     let summary = render::TaskFiles {
         repository: repo.display().to_string(),
         path: history.board.path.display().to_string(),
         revision: match path {
-            None => beads_rev,
-            Some(_) => rev,
+            None if !sync_branch_empty => beads_rev,
+            _ => rev,
         }
         .unwrap_or("HEAD")
         .to_owned(),
         sync_branch: sync_branch.map(|b| render::SyncBranch {
             name: b.name,
-            found: b.reference.is_some(),
+            read: b.reference.is_some() && !sync_branch_empty,
+            not_read_because: if b.reference.is_none() {
+                Some("is not in this clone".to_owned())
+            } else if sync_branch_empty {
+                Some("holds no task file".to_owned())
+            } else {
+                None
+            },
         }),
         tip: history.tip.to_string(),
         commits_walked: history.commits_walked,

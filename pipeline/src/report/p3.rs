@@ -51,7 +51,10 @@ pub struct TaskFiles {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyncBranch {
     pub name: String,
-    pub found: bool,
+    /// The task files were read from it; otherwise from `HEAD`, for the reason given.
+    pub read: bool,
+    /// "is not in this clone", or "holds no task file" (a branch created and never synced).
+    pub not_read_because: Option<String>,
 }
 
 /// Read from beads' sync branch, whose commits change only the task files, the administrative-reclose rule sees no
@@ -62,7 +65,7 @@ fn reads_sync_branch_with_administrative_rule(envelope: &Envelope<P3Report>) -> 
         .task_files
         .as_ref()
         .and_then(|f| f.sync_branch.as_ref())
-        .is_some_and(|b| b.found);
+        .is_some_and(|b| b.read);
     on_sync_branch
         && envelope
             .report
@@ -244,7 +247,7 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
     ));
     if let Some(files) = &envelope.report.task_files {
         let on = match &files.sync_branch {
-            Some(branch) if branch.found => format!(" on {} (sync branch of .beads/config.yaml)", files.revision),
+            Some(branch) if branch.read => format!(" on {} (sync branch of .beads/config.yaml)", files.revision),
             _ if files.revision != "HEAD" => format!(" on {}", files.revision),
             _ => String::new(),
         };
@@ -279,10 +282,11 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
             }
             out.push_str(&format!("; {} skipped: {}\n", files.versions_skipped, parts.join("; ")));
         }
-        if let Some(branch) = files.sync_branch.as_ref().filter(|b| !b.found) {
+        if let Some(branch) = files.sync_branch.as_ref().filter(|b| !b.read) {
+            let why = branch.not_read_because.as_deref().unwrap_or("was not read");
             out.push_str(&format!(
-                "  sync branch     {} (named in .beads/config.yaml) is not in this clone: {} was read; fetch the \
-                 branch or give --history-rev\n",
+                "  sync branch     {} (named in .beads/config.yaml) {why}: {} was read; fetch the branch or give \
+                 --history-rev\n",
                 branch.name, files.revision
             ));
         }
