@@ -121,16 +121,12 @@ fn task_files_board(
         )
     };
     // The sync branch is read when this clone has it and it holds the task files; a branch created and never synced
-    // holds none, and then the checked-out branch's are read, as without one.
-    let mut sync_branch_empty = false;
-    let history = match path {
-        Some(path) => read(path),
+    // holds none, and then the checked-out branch's are read, as without one. `read_rev`: the revision read.
+    let (history, read_rev) = match path {
+        Some(path) => (read(path), rev),
         None => match read_beads(beads_rev) {
-            Err(TaskHistoryError::NeverExisted { .. }) if beads_rev != rev => {
-                sync_branch_empty = true;
-                read_beads(rev)
-            }
-            other => other,
+            Err(TaskHistoryError::NeverExisted { .. }) if beads_rev != rev => (read_beads(rev), rev),
+            other => (other, beads_rev),
         },
     };
     let history = match (path, history) {
@@ -148,25 +144,23 @@ fn task_files_board(
         (_, other) => other,
     }
     .map_err(|e| input(&e))?;
+    let revision = read_rev.unwrap_or("HEAD").to_owned();
+    let sync_branch_read = read_rev != rev;
     let summary = render::TaskFiles {
         repository: repo.display().to_string(),
         path: history.board.path.display().to_string(),
-        revision: match path {
-            None if !sync_branch_empty => beads_rev,
-            _ => rev,
-        }
-        .unwrap_or("HEAD")
-        .to_owned(),
-        sync_branch: sync_branch.map(|b| render::SyncBranch {
-            name: b.name,
-            read: b.reference.is_some() && !sync_branch_empty,
-            not_read_because: if b.reference.is_none() {
-                Some("is not in this clone".to_owned())
-            } else if sync_branch_empty {
-                Some("holds no task file".to_owned())
-            } else {
-                None
-            },
+        revision,
+        sync_branch: sync_branch.map(|b| {
+            let not_read_because = match b.reference {
+                None => Some("is not in this clone".to_owned()),
+                Some(_) if !sync_branch_read => Some("holds no task file".to_owned()),
+                Some(_) => None,
+            };
+            render::SyncBranch {
+                name: b.name,
+                read: not_read_because.is_none(),
+                not_read_because,
+            }
         }),
         tip: history.tip.to_string(),
         commits_walked: history.commits_walked,

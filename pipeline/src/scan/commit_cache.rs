@@ -290,13 +290,13 @@ fn decode_entry<F: Facts>(r: &mut Reader<'_>) -> Result<(ObjectId, Entry<F>), St
     Ok((id, Entry { row, non_utf8, facts }))
 }
 
+/// What the caches' tests keep: a `Facts` of one number, and ids made of one byte.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
+pub(crate) mod test_facts {
+    use super::{Facts, ObjectId, Reader};
 
     #[derive(Debug, Clone, PartialEq)]
-    struct Tag(u32);
+    pub struct Tag(pub u32);
 
     impl Facts for Tag {
         fn encode(&self, out: &mut Vec<u8>) {
@@ -308,9 +308,16 @@ mod tests {
         }
     }
 
-    fn id(n: u8) -> ObjectId {
+    pub fn id(n: u8) -> ObjectId {
         ObjectId::from_bytes_or_panic(&[n; 20])
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_facts::{Tag, id};
+    use super::*;
+    use std::collections::HashMap;
 
     fn row(n: u8, parents: &[u8]) -> CommitRow {
         CommitRow {

@@ -141,24 +141,7 @@ fn decode<F: Facts>(read: &cache_file::FileBytes, stamp: &str) -> Result<Decoded
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::cache_file::Reader;
-
-    #[derive(Debug, Clone, PartialEq)]
-    struct Tag(u32);
-
-    impl Facts for Tag {
-        fn encode(&self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.0.to_le_bytes());
-        }
-
-        fn decode(r: &mut Reader<'_>) -> Result<Self, String> {
-            Ok(Tag(r.u32()?))
-        }
-    }
-
-    fn id(n: u8) -> ObjectId {
-        ObjectId::from_bytes_or_panic(&[n; 20])
-    }
+    use crate::scan::commit_cache::test_facts::{Tag, id};
 
     #[test]
     fn remembered_links_come_back_appended_replaced_and_rewritten() {
