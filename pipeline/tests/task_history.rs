@@ -316,13 +316,19 @@ fn a_deleted_file_keeps_its_tasks_as_last_seen() {
         h.board.notes[1..],
         [
             format!(
-                "\".beads/issues.jsonl\" was deleted in commit {} (2025-11-16T09:00:00Z); its tasks are as last seen",
+                "\".beads/issues.jsonl\" was deleted in commit {} (2025-11-16T09:00:00Z); the tasks are as last seen, and left the task file then",
                 fx.rev("HEAD")
             ),
             "1 task is no longer in the newest version, kept as last seen: \"bd-3\"".to_owned(),
         ]
     );
     assert_eq!(task(&h, "bd-1").reopened_at, [day(10)]);
+    // Every task still in the file left it with the file.
+    assert_eq!(
+        task(&h, "bd-1").removed.as_ref().map(|r| (r.commit.clone(), r.at)),
+        Some((fx.rev("HEAD"), "2025-11-16T09:00:00Z".parse().unwrap()))
+    );
+    assert_eq!(h.deleted.map(|(commit, _)| commit.to_string()), Some(fx.rev("HEAD")));
 }
 
 #[test]
@@ -960,19 +966,11 @@ fn without_a_task_file_the_error_names_every_path_tried() {
         "only code",
     ]);
     run(cmd);
-    use pipeline::commands::p3::{P3Args, run as p3};
-    let err = p3(&P3Args {
-        format: "auto".into(),
-        out: fx.tmp.path().join("out"),
-        repo: Some(fx.root.clone()),
-        ..P3Args::default()
-    })
-    .unwrap_err();
     assert_eq!(
-        err.to_string(),
+        p3_error(&fx, None),
         format!(
-            "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any commit of the \
-             first-parent history of HEAD ({}); name the file with --data-dir",
+            "{}: no task file: neither \".beads/\" (issues.jsonl, beads.jsonl, bd.jsonl) nor \"data/\" (its *.jsonl \
+             files) is in any commit of the first-parent history of HEAD ({}); name the file with --data-dir",
             fx.root.display(),
             fx.rev("HEAD")
         )
@@ -1468,6 +1466,20 @@ fn a_reopen_counted_after_a_set_aside_one_names_it() {
     assert!(summary.contains("1 of 12 = 8.3%"), "{summary}");
 }
 
+/// The error of `phase0 p3 --repo` on the fixture (reading the history of `history_rev`, default `HEAD`).
+fn p3_error(fx: &Fixture, history_rev: Option<&str>) -> String {
+    use pipeline::commands::p3::{P3Args, run};
+    run(&P3Args {
+        format: "auto".into(),
+        out: fx.tmp.path().join("error"),
+        repo: Some(fx.root.clone()),
+        history_rev: history_rev.map(str::to_owned),
+        ..P3Args::default()
+    })
+    .unwrap_err()
+    .to_string()
+}
+
 /// `phase0 p3 --repo` on the sync-branch fixture, as of 2026-06-01 (after every window).
 fn p3_on_branch(fx: &Fixture, version: u32, history_rev: Option<&str>) -> (String, String, String) {
     p3_at_rev(fx, version, "2026-06-01", history_rev)
@@ -1574,5 +1586,65 @@ fn the_task_files_are_read_from_the_sync_branch_beads_commits_them_to() {
              branch or give --history-rev"
         ),
         "{summary}"
+    );
+}
+
+#[test]
+fn task_files_that_left_git_for_dolt_end_the_observation_there() {
+    let fx = Fixture::build("dolt.sh");
+    let moved = fx.rev("HEAD~1");
+    // The task file is deleted when beads moves to Dolt: the report says so, and a task is eligible only when its
+    // window ended while the file was kept (bd-3, closed ten days before the move, is not; the reopen of bd-1 counts).
+    let (summary, tasks, _) = p3_on_branch(&fx, 8, None);
+    assert!(
+        summary.contains(&format!(
+            "  left git        the task files are in no commit since {} (2026-04-20T09:00:00Z); beads keeps its tasks \
+             in Dolt (.beads/metadata.json), so later changes are not seen\n",
+            &moved[..9]
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "  removed         3 tasks left the task file (0 of them ids reused by another task); 1 completed were \
+             removed before their window elapsed (left out)\n"
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains("1 of 2 = 50.0%"), "{summary}");
+    let done = "2026-03-02T09:00:00Z";
+    assert_eq!(tasks, tasks_table(done, &["bd-1", "bd-2"], &["wrong.reopened", ""]));
+    let markdown = std::fs::read_to_string(fx.tmp.path().join("v8-default/p3.md")).unwrap();
+    assert!(
+        markdown.contains(&format!(
+            "| left git | the task files are in no commit since `{moved}` (2026-04-20T09:00:00Z); \
+             `.beads/metadata.json` names beads' Dolt backend, which keeps the tasks outside git: later changes are \
+             not seen, and the tasks are as last seen |"
+        )),
+        "{markdown}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.tmp.path().join("v8-default/p3.json")).unwrap()).unwrap();
+    assert_eq!(
+        json.pointer("/report/task_files/deleted"),
+        Some(&serde_json::json!({"commit": moved, "time": "2026-04-20T09:00:00Z", "dolt": true}))
+    );
+    // Read up to the commit before the move, nothing left git and bd-3's window counts.
+    let (summary, ..) = p3_on_branch(&fx, 8, Some("HEAD~2"));
+    assert!(!summary.contains("left git"), "{summary}");
+    assert!(summary.contains("1 of 3 = 33.3%"), "{summary}");
+    // A beads that never wrote a task file to git: the error says where it looked and why there is none.
+    assert_eq!(
+        p3_error(&fx, Some("dolt-only")),
+        format!(
+            "{}: no task file: neither \".beads/\" (issues.jsonl, beads.jsonl, bd.jsonl) nor \"data/\" (its *.jsonl \
+             files) is in any commit of the first-parent history of dolt-only ({}); name the file with --data-dir; \
+             .beads/metadata.json names the \"dolt\" backend: this beads keeps its tasks in a Dolt database, not in \
+             a file in git. Read an export instead (`bd export -o tasks.jsonl`, then `phase0 p3 tasks.jsonl`: one \
+             snapshot, so reopens before it are not seen), or let beads write .beads/issues.jsonl into every commit \
+             from now on (its `export.auto` setting)",
+            fx.root.display(),
+            fx.rev("dolt-only")
+        )
     );
 }

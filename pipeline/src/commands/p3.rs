@@ -64,6 +64,12 @@ pub struct P3Outcome {
     pub written: Vec<PathBuf>,
 }
 
+/// Said when `.beads/metadata.json` names beads' Dolt backend and git holds no task file to read.
+const DOLT_HINT: &str = "; .beads/metadata.json names the \"dolt\" backend: this beads keeps its tasks in a Dolt \
+                         database, not in a file in git. Read an export instead (`bd export -o tasks.jsonl`, then \
+                         `phase0 p3 tasks.jsonl`: one snapshot, so reopens before it are not seen), or let beads \
+                         write .beads/issues.jsonl into every commit from now on (its `export.auto` setting)";
+
 /// The board of the task files kept in `repo` at `path` (default `.beads/issues.jsonl`, else `data/`), rebuilt
 /// from their git history: that of `rev`, else of beads' sync branch for the default files, else of `HEAD`.
 fn task_files_board(
@@ -133,9 +139,17 @@ fn task_files_board(
         (None, Err(TaskHistoryError::NeverExisted { .. })) => match read("data/") {
             // Name every path tried, not only the last.
             Err(TaskHistoryError::NeverExisted { repo, rev, tip, .. }) => {
+                let beads = match task_files {
+                    [] => "\".beads/issues.jsonl\"".to_owned(),
+                    names => format!("\".beads/\" ({})", names.join(", ")),
+                };
+                let dolt = match task_history::beads_backend(&handle, &rev).as_deref() {
+                    Some("dolt") => DOLT_HINT,
+                    _ => "",
+                };
                 return Err(CommandError::Input(format!(
-                    "{}: no task file: neither \".beads/issues.jsonl\" nor \"data/\" (its *.jsonl files) is in any \
-                         commit of the first-parent history of {rev} ({tip}); name the file with --data-dir",
+                    "{}: no task file: neither {beads} nor \"data/\" (its *.jsonl files) is in any commit of the \
+                     first-parent history of {rev} ({tip}); name the file with --data-dir{dolt}",
                     repo.display()
                 )));
             }
@@ -146,6 +160,10 @@ fn task_files_board(
     .map_err(|e| input(&e))?;
     let revision = read_rev.unwrap_or("HEAD").to_owned();
     let sync_branch_read = read_rev != rev;
+    // Beads' metadata sits on the branch checked out (or given), not on a sync branch.
+    let dolt_backend = path.is_none()
+        && history.deleted.is_some()
+        && task_history::beads_backend(&handle, rev.unwrap_or("HEAD")).as_deref() == Some("dolt");
     let summary = render::TaskFiles {
         repository: repo.display().to_string(),
         path: history.board.path.display().to_string(),
@@ -180,6 +198,11 @@ fn task_files_board(
         tip_time: history.tip_time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
         ids_reused: history.ids_reused,
         files: history.files.clone(),
+        deleted: history.deleted.map(|(commit, time)| render::DeletedTaskFiles {
+            commit: commit.to_string(),
+            time: time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            dolt: dolt_backend,
+        }),
     };
     Ok((history.board, summary))
 }

@@ -45,6 +45,18 @@ pub struct TaskFiles {
     /// Tasks split off an id a later task reused.
     pub ids_reused: u64,
     pub files: Vec<String>,
+    /// The task files were deleted and not written again up to the tip; their tasks are as last seen.
+    pub deleted: Option<DeletedTaskFiles>,
+}
+
+/// Where the task files left the history read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeletedTaskFiles {
+    /// The first commit without them, and its time.
+    pub commit: String,
+    pub time: String,
+    /// `.beads/metadata.json` of the revision read names beads' Dolt backend: the tasks are kept outside git since.
+    pub dolt: bool,
 }
 
 /// Beads' sync branch, as `.beads/config.yaml` names it, and whether this clone has it (else `HEAD` was read).
@@ -281,6 +293,18 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
                 parts.push(format!("{unreadable} unreadable{}", example(false)));
             }
             out.push_str(&format!("; {} skipped: {}\n", files.versions_skipped, parts.join("; ")));
+        }
+        if let Some(deleted) = &files.deleted {
+            out.push_str(&format!(
+                "  left git        the task files are in no commit since {} ({}); {}\n",
+                &deleted.commit[..deleted.commit.len().min(9)],
+                deleted.time,
+                if deleted.dolt {
+                    "beads keeps its tasks in Dolt (.beads/metadata.json), so later changes are not seen"
+                } else {
+                    "later changes are not seen"
+                }
+            ));
         }
         if let Some(branch) = files.sync_branch.as_ref().filter(|b| !b.read) {
             let why = branch.not_read_because.as_deref().unwrap_or("was not read");

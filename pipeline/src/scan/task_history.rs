@@ -14,7 +14,9 @@
 //! - **Versions**: a commit is a version of the file when the object at the path in its tree differs from the one
 //!   in its first parent's tree (a path lookup, not a tree diff; the oldest walked commit is compared with an
 //!   empty tree). A commit that deletes the file is not a version: tasks keep their last seen state; a file
-//!   deleted at `rev` is named in a note. A symbolic link or a submodule at the path counts as no file.
+//!   deleted at `rev` is named in a note and [`TaskFileHistory::deleted`], and its tasks have a `Deleted` removal
+//!   dated by that commit (they left the file with it; beads moving its tasks to Dolt deletes it so). A symbolic
+//!   link or a submodule at the path counts as no file, and a path that never held a file read, as never there.
 //! - **Directory mode**: when the path names a directory (at a given commit), the version is every `*.jsonl`
 //!   file directly in it (not in subdirectories), in path order, all read as `format`; their tasks are taken
 //!   together as one board and task ids are expected to be unique across the files. A commit is a version when
@@ -136,6 +138,9 @@ pub struct TaskFileHistory {
     /// The repository-relative paths read: the file, or in directory mode every `*.jsonl` file that was in the
     /// directory in some version; sorted.
     pub files: Vec<String>,
+    /// The commit (and its time) from which no commit up to the tip holds the task file: it was deleted and not
+    /// written again (beads moved to a database outside git, say). Its tasks are as last seen, removed then.
+    pub deleted: Option<(ObjectId, Timestamp)>,
 }
 
 /// A version of the file that could not be read.
@@ -263,6 +268,20 @@ pub fn beads_sync_branch(repo: &gix::ThreadSafeRepository) -> Option<SyncBranch>
         .into_iter()
         .find(|r| repo.rev_parse_single(r.as_str()).is_ok());
     Some(SyncBranch { name, reference })
+}
+
+/// The storage `.beads/metadata.json` of `rev` names (its `"backend"`: `"dolt"`, …), if any. Beads 1.x keeps its
+/// tasks in a Dolt database, not in a file of the commits; a task file in git is then an export beads writes only
+/// when configured to (`export.auto`).
+pub fn beads_backend(repo: &gix::ThreadSafeRepository, rev: &str) -> Option<String> {
+    let repo = repo.to_thread_local();
+    let id = repo
+        .rev_parse_single(format!("{rev}:.beads/metadata.json").as_str())
+        .ok()?
+        .detach();
+    let object = repo.find_object(id).ok()?;
+    let metadata: serde_json::Value = serde_json::from_slice(&object.data).ok()?;
+    metadata.get("backend")?.as_str().map(str::to_owned)
 }
 
 /// The value of the top-level `sync-branch` (or `sync.branch`) key of a beads `config.yaml`, unquoted; comments and
@@ -419,6 +438,10 @@ fn locate_versions<F: Fn() -> gix::Repository + Sync>(
             units: version_units,
         });
         previous = listing;
+    }
+    // A directory that never held a task file (beads' `.beads/` with only its configuration) is no task file.
+    if units.is_empty() {
+        return Ok(None);
     }
     Ok(Some(Located {
         chain,
@@ -596,11 +619,17 @@ fn finish_board(
         ));
     }
     if let Some(deleted) = fold.deleted_at {
+        let what = if units.iter().any(|(p, _)| *p == path) {
+            format!("{path:?} was deleted")
+        } else {
+            format!("the task files of {path:?} were deleted")
+        };
         notes.push(format!(
-            "{path:?} was deleted in commit {} ({}); its tasks are as last seen",
+            "{what} in commit {} ({}); the tasks are as last seen, and left the task file then",
             chain[deleted].id, chain[deleted].time
         ));
     }
+    let deleted = fold.deleted_at.map(|d| (chain[d].id, chain[d].time));
 
     // Reverts named in commit messages (`This reverts commit <sha>`): the reverted commit's id → the revert's.
     let reverted: Vec<(&str, ObjectId)> = chain
@@ -661,7 +690,7 @@ fn finish_board(
         .into_iter()
         .map(|t| {
             let identities = timelines.get(&t.base_id).cloned();
-            let mut task = t.finish(newest, &version_meta, &reverted_by);
+            let mut task = t.finish(newest, &version_meta, &reverted_by, deleted);
             task.identities = identities;
             task
         })
@@ -693,6 +722,7 @@ fn finish_board(
         tip_time: chain.last().map_or(Timestamp::UNIX_EPOCH, |c| c.time),
         ids_reused,
         files,
+        deleted,
     }
 }
 
@@ -1209,12 +1239,14 @@ struct VersionMeta {
 }
 
 impl Tracked {
-    /// The task with its history, reopens, dates, provenance and removal; `newest` is the newest readable version.
+    /// The task with its history, reopens, dates, provenance and removal; `newest` is the newest readable version,
+    /// `deleted` the commit and time from which no commit holds the task file (every task still in it left then).
     fn finish(
         self,
         newest: usize,
         versions: &[VersionMeta],
         reverted_by: &dyn Fn(&ObjectId) -> Option<String>,
+        deleted: Option<(ObjectId, Timestamp)>,
     ) -> Task {
         let Tracked {
             task,
@@ -1259,7 +1291,11 @@ impl Tracked {
                 },
             })
         } else {
-            None
+            deleted.map(|(commit, at)| Removal {
+                at,
+                commit: commit.to_string(),
+                reason: RemovalReason::Deleted,
+            })
         };
         task.removed = gone;
         task.history = Some(history);
@@ -1651,7 +1687,11 @@ mod tests {
         assert_eq!(fold.duplicate_versions, 1);
         assert_eq!(fold.first_duplicate, Some(("b".to_owned(), commit(2, 2).id)));
         let none = |_: &ObjectId| None;
-        let a = fold.tasks.remove("a").unwrap().finish(2, &fold.version_meta, &none);
+        let a = fold
+            .tasks
+            .remove("a")
+            .unwrap()
+            .finish(2, &fold.version_meta, &none, None);
         let commits: Vec<&str> = a
             .history
             .iter()
@@ -1679,7 +1719,7 @@ mod tests {
         assert_eq!(a.completed, None);
         let b = fold.tasks.remove("b").unwrap();
         assert_eq!((b.last_version, b.order, b.record), (1, 1, Record::Line(1)));
-        let b = b.finish(2, &fold.version_meta, &none);
+        let b = b.finish(2, &fold.version_meta, &none, None);
         assert_eq!(b.status, "closed");
         assert_eq!(b.completed, Some("2025-11-02T12:00:00Z".parse().unwrap()));
     }
