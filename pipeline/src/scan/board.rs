@@ -47,7 +47,8 @@
 //! - **Parquet**: the upstream JSONL's fields as columns, each row read as the JSONL line it would be (lists as
 //!   list columns or JSON text; the column mapping is in `parquet.rs` and docs/p3.md).
 //! - **beads**: `id` is required; `title, status, issue_type, created_at, closed_at, close_reason, labels,
-//!   dependencies[].{issue_id, depends_on_id, type}`.
+//!   dependencies[].{issue_id, depends_on_id, type}`. A line whose `_type` is not `issue` (beads 1.x exports its
+//!   `memory` records beside the issues) is no task and is passed over.
 //!
 //! # Status categories
 //!

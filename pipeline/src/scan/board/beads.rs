@@ -15,6 +15,15 @@ const EXAMPLE: &str = "2025-11-03T09:15:00+01:00";
 pub(super) fn read(path: &Path, bytes: &[u8], tz: &TimeZone) -> Result<Vec<Task>, BoardError> {
     parse_lines(bytes, CHUNK_SIZE, |number, text| {
         let value: Value = serde_json::from_str(text).map_err(|e| invalid_json(&e))?;
+        // Beads 1.x writes other records into the export beside its issues (`"_type": "memory"`: an agent's
+        // remembered notes, with no id): they are not tasks.
+        if value
+            .get("_type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| kind != "issue")
+        {
+            return Ok(None);
+        }
         read_issue(&value, number, tz).map(Some)
     })
     .map_err(|(line, message)| BoardError::invalid(path, Record::Line(line), message))

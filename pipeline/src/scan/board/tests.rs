@@ -669,3 +669,29 @@ fn beads_update_time_is_the_later_of_both_spellings() {
     let unreadable = read(&format!(r#"{base},"updatedAt":"yesterday"}}"#));
     assert_eq!(unreadable.updated, Some(ts("2026-02-21T19:29:53Z")), "read leniently");
 }
+
+#[test]
+fn beads_records_of_another_type_are_no_tasks() {
+    // Beads 1.x's export, as fzymgc-house/fzymgc-house-skills commits it: issues typed `issue`, and `memory` records
+    // (no id) beside them. Before, the memory line made the whole version unreadable.
+    let text = concat!(
+        r#"{"_type":"issue","id":"bd-1","title":"t","status":"closed","closed_at":"2026-05-01T10:00:00Z"}"#,
+        "\n",
+        r#"{"_type":"memory","key":"jj-fix-command","value":"jj fix runs configured formatters"}"#,
+        "\n",
+        r#"{"id":"bd-2","title":"u","status":"open"}"#,
+        "\n",
+    );
+    let tasks = super::beads::read(Path::new(".beads/issues.jsonl"), text.as_bytes(), &TimeZone::UTC).unwrap();
+    let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["bd-1", "bd-2"]);
+    assert_eq!(tasks[1].record, Record::Line(3));
+    // An issue line still needs its id.
+    let err = super::beads::read(
+        Path::new("x.jsonl"),
+        br#"{"_type":"issue","title":"t"}"#,
+        &TimeZone::UTC,
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), "x.jsonl:1: missing field \"id\"");
+}
