@@ -523,3 +523,68 @@ fn reader_agreement(dir: &Path, repos: &[String]) -> (BTreeMap<(String, String),
     }
     (confusion, second_read)
 }
+
+/// Version 8's second held-out reading (VALIDATION.md, "P3 version 8, a second held-out reading"): every signal
+/// version 8 counts, unread, on the fourteen repositories never read before (nor forks of one) where it counts any,
+/// found among the 498 fetched after the first held-out reading and the 240 of that one: sampled, genuine, not
+/// genuine, unclear (the first reader's judgements).
+const EXPECTED_V8_HELD_OUT_2: (usize, usize, usize, usize) = (20, 11, 9, 0);
+
+/// The reading comes from repositories no earlier reading used; every row is a signal both versions 7 and 8 count
+/// (`versions.csv`); a second reader judged all 20 and differs from the first on three.
+#[test]
+fn version_eight_second_held_out_reading_gives_the_documented_precision() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let name = "p3-audit-v8-held-out-2";
+    let earlier = [
+        &EARLIER_THAN_V7[..],
+        &["p3-audit-v7", "p3-audit-v8", "p3-audit-v8-held-out"],
+    ]
+    .concat();
+    let read = fresh_reading(name, &earlier);
+    assert_eq!(
+        (read.samples, read.genuine, read.not, read.unclear),
+        EXPECTED_V8_HELD_OUT_2
+    );
+    assert_eq!(read.repos.len(), 14);
+    let mut judged: BTreeMap<String, String> = BTreeMap::new();
+    for repo in &read.repos {
+        for r in rows(&data.join(format!("{name}/{repo}.judged.csv"))) {
+            judged.insert(key(&r), r["genuine"].clone());
+        }
+    }
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows(&data.join(format!("{name}/versions.csv"))) {
+        let genuine = judged.remove(&key(&r)).expect("a judged row, once");
+        for version in ["version_7", "version_8"] {
+            *tally
+                .entry(format!("{version}: {} {} {genuine}", r["signal"], r[version]))
+                .or_default() += 1;
+        }
+    }
+    assert!(judged.is_empty(), "versions.csv covers every judged row: {judged:?}");
+    let got: Vec<String> = tally.iter().map(|(what, n)| format!("{what} {n}")).collect();
+    assert_eq!(
+        got,
+        [
+            "version_7: wrong.commit counted no 1",
+            "version_7: wrong.reopened counted no 8",
+            "version_7: wrong.reopened counted yes 11",
+            "version_8: wrong.commit counted no 1",
+            "version_8: wrong.reopened counted no 8",
+            "version_8: wrong.reopened counted yes 11",
+        ]
+    );
+    let (confusion, second_read) = reader_agreement(&data.join(name), &read.repos);
+    assert_eq!(second_read, 14);
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(
+        confusion,
+        BTreeMap::from([
+            (pair("no", "no"), 8),
+            (pair("no", "unclear"), 1),
+            (pair("yes", "no"), 2),
+            (pair("yes", "yes"), 9)
+        ])
+    );
+}
