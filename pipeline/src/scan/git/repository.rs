@@ -57,6 +57,12 @@ pub(crate) fn thread_handle_with(
 /// not fit before the ring's end starts again at its beginning): no allocation per entry. With a `Vec` per entry,
 /// freed and allocated tens of thousands of times per batch, those allocations were most of a run's page faults
 /// (git.git: about 60 of 85 thousand). Rings are kept for the next cache (each batch makes new handles, [`RINGS`]).
+///
+/// Entries over an eighth of the ring (whole versions of a file of a megabyte or more: agent-written histories hold
+/// 1–3 MB source files that most of their fixes touch) are kept apart, each in a buffer of its own, newest last, up to
+/// [`LARGE_ENTRIES_PER_RING`] times the ring's size: in the ring one would evict hundreds of small entries, and
+/// without them every read of such a file inflated its whole delta chain again (on Jasonzhangf/routecodex, half of
+/// the run's time was inflating; BENCHMARKS.md). A history without such files never fills it.
 pub(crate) struct DeltaCache {
     ring: Vec<u8>,
     /// Where the next entry is written.
@@ -66,7 +72,13 @@ pub(crate) struct DeltaCache {
     /// The entries in the order written: (key, start, length).
     order: VecDeque<((u32, u64), usize, usize)>,
     limit: usize,
+    /// The large entries, oldest first: (key, bytes, kind, compressed size), and their total size.
+    large: VecDeque<((u32, u64), Vec<u8>, gix::objs::Kind, usize)>,
+    large_bytes: usize,
 }
+
+/// The large entries of a [`DeltaCache`] may take this many times its ring's size.
+const LARGE_ENTRIES_PER_RING: usize = 2;
 
 /// Rings of caches dropped, for the next ones: as many as there are threads at most (a batch's per-thread handles),
 /// all of the size last dropped (P2's and P3's caches have different limits; a ring of another size is freed).
@@ -80,7 +92,33 @@ impl DeltaCache {
             entries: HashMap::new(),
             order: VecDeque::new(),
             limit,
+            large: VecDeque::new(),
+            large_bytes: 0,
         }
+    }
+
+    /// Keeps a large entry, evicting the oldest until the large entries fit their budget; an evicted buffer big
+    /// enough is written again rather than freed (a fresh one would be faulted in and zeroed page by page).
+    fn put_large(&mut self, key: (u32, u64), data: &[u8], kind: gix::objs::Kind, compressed_size: usize) {
+        let budget = self.limit * LARGE_ENTRIES_PER_RING;
+        if data.len() > budget || self.large.iter().any(|(k, ..)| *k == key) {
+            return;
+        }
+        let mut spare: Option<Vec<u8>> = None;
+        while self.large_bytes + data.len() > budget {
+            let Some((_, bytes, ..)) = self.large.pop_front() else {
+                break;
+            };
+            self.large_bytes -= bytes.len();
+            if spare.as_ref().is_none_or(|s| s.capacity() < bytes.capacity()) {
+                spare = Some(bytes);
+            }
+        }
+        let mut buffer = spare.filter(|s| s.capacity() >= data.len()).unwrap_or_default();
+        buffer.clear();
+        buffer.extend_from_slice(data);
+        self.large_bytes += buffer.len();
+        self.large.push_back((key, buffer, kind, compressed_size));
     }
 
     fn evict_oldest(&mut self) {
@@ -110,7 +148,10 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
         // An empty entry is not kept: nothing to save, and an empty range at the front of the previous lap would
         // stop the overlap check below before the entry written after it, which would then be overwritten while
         // still answering for its key.
-        if len == 0 || len > self.limit / 8 || self.entries.contains_key(&key) {
+        if len > self.limit / 8 {
+            return self.put_large(key, data, kind, compressed_size);
+        }
+        if len == 0 || self.entries.contains_key(&key) {
             return;
         }
         if self.ring.len() < self.limit {
@@ -141,9 +182,16 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
     }
 
     fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::objs::Kind, usize)> {
-        let &(start, len, kind, compressed_size) = self.entries.get(&(pack_id, offset))?;
+        let key = (pack_id, offset);
+        let (bytes, kind, compressed_size) = match self.entries.get(&key) {
+            Some(&(start, len, kind, compressed_size)) => (&self.ring[start..start + len], kind, compressed_size),
+            None => {
+                let (_, bytes, kind, compressed_size) = self.large.iter().rev().find(|(k, ..)| *k == key)?;
+                (bytes.as_slice(), *kind, *compressed_size)
+            }
+        };
         out.clear();
-        out.extend_from_slice(&self.ring[start..start + len]);
+        out.extend_from_slice(bytes);
         Some((kind, compressed_size))
     }
 }
@@ -389,7 +437,7 @@ impl<T, F: Fn() -> T> PerThread<T, F> {
 
 #[cfg(test)]
 mod tests {
-    use super::DeltaCache;
+    use super::{DeltaCache, LARGE_ENTRIES_PER_RING};
     use gix::objs::Kind;
     use gix::odb::pack::cache::DecodeEntry;
 
@@ -418,9 +466,49 @@ mod tests {
         assert_eq!(out, vec![5; 50]);
     }
 
+    /// Entries over an eighth of the ring are kept apart, newest last, within two rings' worth of bytes, and leave
+    /// the ring's entries where they are.
+    #[test]
+    fn large_entries_are_kept_apart_within_their_budget() {
+        let limit = 4096;
+        let mut cache = DeltaCache::new(limit);
+        let mut out = Vec::new();
+        for offset in 0..8 {
+            cache.put(1, offset, &[offset as u8; 100], Kind::Tree, 1);
+        }
+        // Five entries of 3,000 bytes: the budget (8,192) holds the newest two.
+        for offset in 100..105 {
+            cache.put(1, offset, &vec![offset as u8; 3000], Kind::Blob, 2);
+        }
+        for offset in 100..103 {
+            assert_eq!(cache.get(1, offset, &mut out), None, "entry {offset} was evicted");
+        }
+        for offset in 103..105 {
+            assert_eq!(cache.get(1, offset, &mut out), Some((Kind::Blob, 2)), "entry {offset}");
+            assert_eq!(out, vec![offset as u8; 3000]);
+        }
+        assert_eq!((cache.large.len(), cache.large_bytes), (2, 6_000));
+        for offset in 0..8 {
+            assert_eq!(cache.get(1, offset, &mut out), Some((Kind::Tree, 1)), "entry {offset}");
+            assert_eq!(out, vec![offset as u8; 100]);
+        }
+        // Two smaller ones fit beside them; a third evicts the oldest and is written into its buffer. The same key
+        // again is not kept twice.
+        cache.put(1, 200, &[7; 600], Kind::Blob, 3);
+        cache.put(1, 200, &[8; 600], Kind::Blob, 3);
+        cache.put(1, 201, &[6; 600], Kind::Blob, 3);
+        assert_eq!(cache.get(1, 103, &mut out), Some((Kind::Blob, 2)));
+        cache.put(1, 202, &[5; 1000], Kind::Blob, 3);
+        assert_eq!(cache.get(1, 103, &mut out), None);
+        assert_eq!(cache.get(1, 200, &mut out), Some((Kind::Blob, 3)));
+        assert_eq!(out, vec![7; 600]);
+        assert_eq!((cache.large.len(), cache.large_bytes), (4, 5_200));
+        assert!(cache.large.back().is_some_and(|(_, bytes, ..)| bytes.capacity() >= 3000));
+    }
+
     /// Random-sized entries through a small ring, wrapping many times: every entry the cache answers for holds
-    /// exactly the bytes put under its key, the newest entries are always there, and one over an eighth of the
-    /// limit is never kept.
+    /// exactly the bytes put under its key, and the newest entries are always there, those over an eighth of the
+    /// ring (kept apart) included.
     #[test]
     fn the_ring_answers_with_the_bytes_put_and_keeps_the_newest() {
         let limit = 4096;
@@ -449,7 +537,7 @@ mod tests {
                     break;
                 }
                 let kept = cache.get(7, offset as u64, &mut out);
-                if len == 0 || len > limit / 8 {
+                if len == 0 {
                     assert_eq!(kept, None, "entry {offset}");
                     continue;
                 }
@@ -463,7 +551,8 @@ mod tests {
             }
         }
         assert!(cache.ring.len() <= limit && cache.order.iter().map(|&(_, _, n)| n).sum::<usize>() <= limit);
-        cache.put(7, 99_999, &vec![1; limit / 8 + 1], Kind::Blob, 0);
+        assert!(cache.large_bytes <= limit * LARGE_ENTRIES_PER_RING);
+        cache.put(7, 99_999, &vec![1; limit * LARGE_ENTRIES_PER_RING + 1], Kind::Blob, 0);
         assert_eq!(cache.get(7, 99_999, &mut out), None, "too large to keep");
         assert_eq!(
             cache.get(8, 4_999, &mut out),
