@@ -503,7 +503,12 @@ mod tests {
         assert_eq!(cache.get(1, 200, &mut out), Some((Kind::Blob, 3)));
         assert_eq!(out, vec![7; 600]);
         assert_eq!((cache.large.len(), cache.large_bytes), (4, 5_200));
-        assert!(cache.large.back().is_some_and(|(_, bytes, ..)| bytes.capacity() >= 3000));
+        assert!(
+            cache
+                .large
+                .back()
+                .is_some_and(|(_, bytes, ..)| bytes.capacity() >= 3000)
+        );
     }
 
     /// Random-sized entries through a small ring, wrapping many times: every entry the cache answers for holds
