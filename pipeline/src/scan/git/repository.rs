@@ -72,9 +72,17 @@ pub(crate) struct DeltaCache {
     /// The entries in the order written: (key, start, length).
     order: VecDeque<((u32, u64), usize, usize)>,
     limit: usize,
-    /// The large entries, oldest first: (key, bytes, kind, compressed size), and their total size.
-    large: VecDeque<((u32, u64), Vec<u8>, gix::objs::Kind, usize)>,
+    /// The large entries, oldest first, and their total size.
+    large: VecDeque<LargeEntry>,
     large_bytes: usize,
+}
+
+/// A [`DeltaCache`] entry kept apart from the ring.
+struct LargeEntry {
+    key: (u32, u64),
+    bytes: Vec<u8>,
+    kind: gix::objs::Kind,
+    compressed_size: usize,
 }
 
 /// The large entries of a [`DeltaCache`] may take this many times its ring's size.
@@ -101,12 +109,12 @@ impl DeltaCache {
     /// enough is written again rather than freed (a fresh one would be faulted in and zeroed page by page).
     fn put_large(&mut self, key: (u32, u64), data: &[u8], kind: gix::objs::Kind, compressed_size: usize) {
         let budget = self.limit * LARGE_ENTRIES_PER_RING;
-        if data.len() > budget || self.large.iter().any(|(k, ..)| *k == key) {
+        if data.len() > budget || self.large.iter().any(|e| e.key == key) {
             return;
         }
         let mut spare: Option<Vec<u8>> = None;
         while self.large_bytes + data.len() > budget {
-            let Some((_, bytes, ..)) = self.large.pop_front() else {
+            let Some(LargeEntry { bytes, .. }) = self.large.pop_front() else {
                 break;
             };
             self.large_bytes -= bytes.len();
@@ -118,7 +126,12 @@ impl DeltaCache {
         buffer.clear();
         buffer.extend_from_slice(data);
         self.large_bytes += buffer.len();
-        self.large.push_back((key, buffer, kind, compressed_size));
+        self.large.push_back(LargeEntry {
+            key,
+            bytes: buffer,
+            kind,
+            compressed_size,
+        });
     }
 
     fn evict_oldest(&mut self) {
@@ -186,8 +199,8 @@ impl gix::odb::pack::cache::DecodeEntry for DeltaCache {
         let (bytes, kind, compressed_size) = match self.entries.get(&key) {
             Some(&(start, len, kind, compressed_size)) => (&self.ring[start..start + len], kind, compressed_size),
             None => {
-                let (_, bytes, kind, compressed_size) = self.large.iter().rev().find(|(k, ..)| *k == key)?;
-                (bytes.as_slice(), *kind, *compressed_size)
+                let entry = self.large.iter().rev().find(|e| e.key == key)?;
+                (entry.bytes.as_slice(), entry.kind, entry.compressed_size)
             }
         };
         out.clear();
@@ -503,12 +516,7 @@ mod tests {
         assert_eq!(cache.get(1, 200, &mut out), Some((Kind::Blob, 3)));
         assert_eq!(out, vec![7; 600]);
         assert_eq!((cache.large.len(), cache.large_bytes), (4, 5_200));
-        assert!(
-            cache
-                .large
-                .back()
-                .is_some_and(|(_, bytes, ..)| bytes.capacity() >= 3000)
-        );
+        assert!(cache.large.back().is_some_and(|e| e.bytes.capacity() >= 3000));
     }
 
     /// Random-sized entries through a small ring, wrapping many times: every entry the cache answers for holds
