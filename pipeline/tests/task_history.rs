@@ -1619,7 +1619,8 @@ fn task_files_that_left_git_for_dolt_end_the_observation_there() {
         markdown.contains(&format!(
             "| left git | the task files are in no commit since `{moved}` (2026-04-20T09:00:00Z); \
              `.beads/metadata.json` names beads' Dolt backend, which keeps the tasks outside git: later changes are \
-             not seen, and the tasks are as last seen |"
+             not seen; its tasks are as last seen, and left the task file then (eligible only if their window elapsed \
+             before) |"
         )),
         "{markdown}"
     );

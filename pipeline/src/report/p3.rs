@@ -45,7 +45,7 @@ pub struct TaskFiles {
     /// Tasks split off an id a later task reused.
     pub ids_reused: u64,
     pub files: Vec<String>,
-    /// The task files were deleted and not written again up to the tip; their tasks are as last seen.
+    /// The task files were deleted and not written again up to the tip; their tasks are as last seen, removed then.
     pub deleted: Option<DeletedTaskFiles>,
 }
 
