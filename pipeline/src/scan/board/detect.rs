@@ -11,7 +11,7 @@ use super::{BoardError, Format, Sniffed};
 /// Keys that only the upstream P3 JSONL has.
 const UPSTREAM_KEYS: [&str; 4] = ["followups", "outcome", "reopened_at", "completed_at"];
 /// Keys that only beads has.
-const BEADS_KEYS: [&str; 8] = [
+const BEADS_KEYS: [&str; 9] = [
     "issue_type",
     "priority",
     "dependencies",
@@ -20,6 +20,8 @@ const BEADS_KEYS: [&str; 8] = [
     "acceptance_criteria",
     "design",
     "notes",
+    // Beads 1.x types each record of its export (`issue`, `memory`); a `memory` record has none of the keys above.
+    "_type",
 ];
 
 /// Decides the format of `bytes` (the content of `path`) and says why:
@@ -29,7 +31,7 @@ const BEADS_KEYS: [&str; 8] = [
 /// - a JSON object with `issues`: Jira REST; with `cards`: Trello;
 /// - one JSON object per line (the first line is a complete object): the upstream JSONL when it has one of
 ///   `followups, outcome, reopened_at, completed_at`; beads when it has one of `issue_type, priority,
-///   dependencies, closed_at, close_reason, acceptance_criteria, design, notes`, or when the file is
+///   dependencies, closed_at, close_reason, acceptance_criteria, design, notes, _type`, or when the file is
 ///   `.beads/issues.jsonl`; otherwise the upstream JSONL if it has an `id`;
 /// - otherwise a CSV: Jira when the header has `Issue key` (or `Work item key`), Linear when it has `ID`, `Title`,
 ///   `Status` and one of `Team`, `Cycle Number`, `Triaged`.

@@ -366,6 +366,24 @@ fn sniffed(name: &str, text: &str) -> Result<(Format, String), String> {
 }
 
 #[test]
+fn a_beads_export_that_starts_with_a_memory_record_is_beads() {
+    // `bd export -o tasks.jsonl` of beads 1.x: every record typed; a `memory` one has no other beads field.
+    let text = concat!(
+        r#"{"_type":"memory","key":"jj-fix","value":"jj fix runs configured formatters"}"#,
+        "\n",
+        r#"{"_type":"issue","id":"bd-1","title":"t","status":"closed","closed_at":"2026-05-01T10:00:00Z"}"#,
+        "\n",
+    );
+    assert_eq!(
+        sniffed("tasks.jsonl", text),
+        Ok((
+            Format::Beads,
+            "one JSON object per line with \"_type\": a beads issues.jsonl".to_owned()
+        ))
+    );
+}
+
+#[test]
 fn sniffing_small_inputs() {
     assert_eq!(
         sniffed("x.json", "\u{feff} [ ] "),
