@@ -440,30 +440,7 @@ fn version_eight_held_out_reading_gives_the_documented_precision() {
         EXPECTED_V8_HELD_OUT
     );
     assert_eq!(read.repos.len(), 5);
-    // Rows in sample order, so that repeated keys (follow-ups of one task filed together) pair up in order.
-    let mut judged: Vec<(String, String)> = Vec::new();
-    for repo in &read.repos {
-        for r in rows(&data.join(format!("{name}/{repo}.judged.csv"))) {
-            judged.push((key(&r), r["genuine"].clone()));
-        }
-    }
-    let versions = rows(&data.join(format!("{name}/versions.csv")));
-    assert_eq!(
-        versions.len(),
-        EXPECTED_V8_HELD_OUT.0,
-        "versions.csv covers every judged row"
-    );
-    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for r in &versions {
-        let at = judged.iter().position(|(k, _)| *k == key(r)).expect("a judged row");
-        let (_, genuine) = judged.remove(at);
-        for version in ["version_7", "version_8"] {
-            *tally
-                .entry(format!("{version}: {} {} {genuine}", r["signal"], r[version]))
-                .or_default() += 1;
-        }
-    }
-    let got: Vec<String> = tally.iter().map(|(what, n)| format!("{what} {n}")).collect();
+    let got = version_tally(&data.join(name), &read.repos, &["version_7", "version_8"]);
     assert_eq!(
         got,
         [
@@ -493,6 +470,31 @@ fn version_eight_held_out_reading_gives_the_documented_precision() {
             (pair("yes", "yes"), 5)
         ])
     );
+}
+
+/// What each of `versions` (columns of `DIR/versions.csv`) did with the judged rows of `repos`, tallied as
+/// "<version>: <signal> <what it did> <judgement> <count>", in order. Every judged row must be in versions.csv exactly
+/// once; judged rows are taken in sample order, so that repeated keys (follow-ups of one task filed together) pair up
+/// in order.
+fn version_tally(dir: &Path, repos: &[String], versions: &[&str]) -> Vec<String> {
+    let mut judged: Vec<(String, String)> = Vec::new();
+    for repo in repos {
+        for r in rows(&dir.join(format!("{repo}.judged.csv"))) {
+            judged.push((key(&r), r["genuine"].clone()));
+        }
+    }
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows(&dir.join("versions.csv")) {
+        let at = judged.iter().position(|(k, _)| *k == key(&r)).expect("a judged row");
+        let (_, genuine) = judged.remove(at);
+        for version in versions {
+            *tally
+                .entry(format!("{version}: {} {} {genuine}", r["signal"], r[*version]))
+                .or_default() += 1;
+        }
+    }
+    assert!(judged.is_empty(), "versions.csv covers every judged row: {judged:?}");
+    tally.iter().map(|(what, n)| format!("{what} {n}")).collect()
 }
 
 /// The first reader's judgements (`DIR/<repo>.judged.csv`) against a second reader's (`DIR/second-reader/`), for
@@ -547,23 +549,7 @@ fn version_eight_second_held_out_reading_gives_the_documented_precision() {
         EXPECTED_V8_HELD_OUT_2
     );
     assert_eq!(read.repos.len(), 14);
-    let mut judged: BTreeMap<String, String> = BTreeMap::new();
-    for repo in &read.repos {
-        for r in rows(&data.join(format!("{name}/{repo}.judged.csv"))) {
-            judged.insert(key(&r), r["genuine"].clone());
-        }
-    }
-    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for r in rows(&data.join(format!("{name}/versions.csv"))) {
-        let genuine = judged.remove(&key(&r)).expect("a judged row, once");
-        for version in ["version_7", "version_8"] {
-            *tally
-                .entry(format!("{version}: {} {} {genuine}", r["signal"], r[version]))
-                .or_default() += 1;
-        }
-    }
-    assert!(judged.is_empty(), "versions.csv covers every judged row: {judged:?}");
-    let got: Vec<String> = tally.iter().map(|(what, n)| format!("{what} {n}")).collect();
+    let got = version_tally(&data.join(name), &read.repos, &["version_7", "version_8"]);
     assert_eq!(
         got,
         [
