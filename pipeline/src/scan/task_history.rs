@@ -261,9 +261,7 @@ pub struct SyncBranch {
 /// a file without the key all mean no sync branch: the task files are then read from `HEAD`, as without beads.
 pub fn beads_sync_branch(repo: &gix::ThreadSafeRepository) -> Option<SyncBranch> {
     let repo = repo.to_thread_local();
-    let id = repo.rev_parse_single("HEAD:.beads/config.yaml").ok()?.detach();
-    let object = repo.find_object(id).ok()?;
-    let name = sync_branch_in_config(&String::from_utf8_lossy(&object.data))?;
+    let name = sync_branch_in_config(&String::from_utf8_lossy(&blob_at(&repo, "HEAD:.beads/config.yaml")?))?;
     let reference = [format!("refs/heads/{name}"), format!("refs/remotes/origin/{name}")]
         .into_iter()
         .find(|r| repo.rev_parse_single(r.as_str()).is_ok());
@@ -275,13 +273,15 @@ pub fn beads_sync_branch(repo: &gix::ThreadSafeRepository) -> Option<SyncBranch>
 /// when configured to (`export.auto`).
 pub fn beads_backend(repo: &gix::ThreadSafeRepository, rev: &str) -> Option<String> {
     let repo = repo.to_thread_local();
-    let id = repo
-        .rev_parse_single(format!("{rev}:.beads/metadata.json").as_str())
-        .ok()?
-        .detach();
-    let object = repo.find_object(id).ok()?;
-    let metadata: serde_json::Value = serde_json::from_slice(&object.data).ok()?;
+    let metadata = blob_at(&repo, &format!("{rev}:.beads/metadata.json"))?;
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata).ok()?;
     metadata.get("backend")?.as_str().map(str::to_owned)
+}
+
+/// The content of the object `spec` (`<rev>:<path>`) names, if it resolves and can be read.
+fn blob_at(repo: &gix::Repository, spec: &str) -> Option<Vec<u8>> {
+    let id = repo.rev_parse_single(spec).ok()?.detach();
+    Some(repo.find_object(id).ok()?.detach().data)
 }
 
 /// The value of the top-level `sync-branch` (or `sync.branch`) key of a beads `config.yaml`, unquoted; comments and
