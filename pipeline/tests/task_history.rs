@@ -716,6 +716,7 @@ fn p3_at_rev(fx: &Fixture, version: u32, as_of: &str, history_rev: Option<&str>)
         5 => Some(include_str!("data/p3-v5.toml").to_owned()),
         6 => Some(include_str!("data/p3-v6.toml").to_owned()),
         7 => Some(include_str!("data/p3-v7.toml").to_owned()),
+        8 => Some(include_str!("data/p3-v8.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1445,6 +1446,44 @@ fn version_eight_reports_follow_ups_in_task_files_and_never_counts_them() {
     let (summary, ..) = p3_at(&fx, 7, "2026-06-01");
     assert!(summary.contains("2 of 13 = 15.4%"), "{summary}");
     assert!(!summary.contains("follow-up-set-aside"), "{summary}");
+}
+
+#[test]
+fn version_nine_sets_aside_a_task_taken_up_seconds_after_its_close() {
+    let fx = Fixture::build("artifacts_v9.sh");
+    let claim = fx.rev("HEAD~1");
+    let done = "2026-03-02T09:00:00Z";
+    let row =
+        |task: &str, rule: &str| format!(".beads,{task},wrong.reopened,2026-03-02T09:02:00Z,{claim},{rule},{done},\n");
+    let (summary, tasks, signals) = p3_at(&fx, 9, "2026-06-01");
+    // Updated 30 and 60 seconds after the closed_at they replace: set aside; 61 seconds: counted. Without a
+    // closed_at the rule cannot measure, and the reopen counts. bd-released, claimed 20 seconds after its close and
+    // then released to open, is open without a reopen: the release is no reopen either.
+    for (task, rule) in [
+        ("bd-claim", "claimed-at-close"),
+        ("bd-edge", "claimed-at-close"),
+        ("bd-keep", ""),
+        ("bd-noclosed", ""),
+        ("bd-released", "claimed-at-close"),
+    ] {
+        assert!(signals.contains(&row(task, rule)), "{task}: {signals}");
+    }
+    assert_eq!(signals.matches("wrong.reopened").count(), 5, "{signals}");
+    assert_eq!(
+        tasks,
+        tasks_table(
+            done,
+            &["bd-claim", "bd-edge", "bd-keep", "bd-noclosed", "bd-released"],
+            &["", "", "wrong.reopened", "wrong.reopened", ""]
+        )
+    );
+    assert!(summary.contains("2 of 5 = 40.0%"), "{summary}");
+    assert!(summary.contains("claimed-at-close 3"), "{summary}");
+    // Version 8's file on the same history counts every reopen and has no such rule.
+    let (summary, _, signals) = p3_at(&fx, 8, "2026-06-01");
+    assert!(summary.contains("5 of 5 = 100.0%"), "{summary}");
+    assert!(!summary.contains("claimed-at-close"), "{summary}");
+    assert_eq!(signals.matches(&format!("{claim},,")).count(), 5, "{signals}");
 }
 
 #[test]

@@ -75,6 +75,10 @@
 //!   task rebuilt from task files in git that every rule above keeps (identity included) is `follow-up-set-aside`:
 //!   an evidence row, never a signal. Readings of versions 5 to 7 found such follow-ups planned work about as often
 //!   as defects of the completed task; exports (Jira, Linear, GitHub, Trello) keep their follow-ups.
+//! * **Version 9** (optional field of `[history]`, off when absent): with `claimed_within_seconds_of_close`, a
+//!   reopen kept so far whose version was updated at most that many seconds after the completion time of the
+//!   closed version it replaces (both times from the task file: beads `updated_at` and `closed_at`) is
+//!   `claimed-at-close`. The task is then open without a reopen, as after `stale-reset`.
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -281,6 +285,13 @@ pub const EXCLUSIONS_V8: [(&str, &str); 1] = [(
     "follow-up-set-aside",
     "a follow-up in task files kept in git that the other rules keep: planned work about as often as a defect found \
      later, so reported and never a signal",
+)];
+
+/// Exclusion rules added by version 9, each present only when its rule is on.
+pub const EXCLUSIONS_V9: [(&str, &str); 1] = [(
+    "claimed-at-close",
+    "a reopen written within seconds of the completion it undoes (the version's update time): too soon for the work \
+     to have been judged, an agent taking up a task another has just closed",
 )];
 
 /// A task's creation time, the provenance of its first version (task files in git) and when that version was
@@ -601,6 +612,17 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
+            // Version 9: taken up again seconds after the close, before anyone could have judged the work.
+            if let (Some(seconds), Some(after)) = (
+                rules.claimed_within_seconds_of_close,
+                provenance.and_then(|p| p.updated_after_completion),
+            ) && after <= i64::from(seconds)
+            {
+                out.excluded.push(("claimed-at-close", change.at, commit(change)));
+                // The task is taken up (open) now, without a reopen: moving on from the claim is no reopen either.
+                state = change.to_category;
+                continue;
+            }
             let detail = set_aside_open
                 .take()
                 .map(|(rule, commit)| format!("after a reopen set aside ({rule}) in {}", short_id(&commit)))
@@ -681,6 +703,11 @@ pub fn analyze_with_commits(
                 _ => r.follow_ups_while_reopened,
             }))
             .chain(EXCLUSIONS_V8.iter().filter(|_| r.follow_ups_set_aside))
+            .chain(
+                EXCLUSIONS_V9
+                    .iter()
+                    .filter(|_| r.claimed_within_seconds_of_close.is_some()),
+            )
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),

@@ -653,7 +653,7 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 8);
+        assert_eq!(prereg.spec.version, 9);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
@@ -664,9 +664,10 @@ mod tests {
                 history.follow_ups_first_seen,
                 history.follow_ups_while_reopened,
                 history.while_reopened_needs_kept_reopen,
-                history.follow_ups_set_aside
+                history.follow_ups_set_aside,
+                history.claimed_within_seconds_of_close
             ),
-            (true, Some(1), true, Some(24), true, true, true, true)
+            (true, Some(1), true, Some(24), true, true, true, true, Some(60))
         );
         std::fs::write(
             &path,

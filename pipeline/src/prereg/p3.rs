@@ -108,6 +108,11 @@ pub struct P3History {
     /// often as defects found later).
     #[serde(default)]
     pub follow_ups_set_aside: bool,
+    /// Version 9: a reopen kept so far whose version was updated at most this many seconds after the completion
+    /// time of the closed version it replaces is `claimed-at-close`: too soon for the work to have been judged (an
+    /// agent claiming a task another has just closed, or a close and a claim crossing).
+    #[serde(default)]
+    pub claimed_within_seconds_of_close: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -408,6 +408,10 @@ pub struct Provenance {
     /// The commit's author time; its committer time is the change's [`StatusChange::at`]. Far apart, the commit
     /// was rebased or cherry-picked onto the line walked long after it was written.
     pub authored: Timestamp,
+    /// For a change out of a closed category: the version's own update time minus the completion time of the
+    /// closed version it replaces, in seconds, when both are known. A few seconds mean the task was taken up
+    /// again before anyone could have judged the work (an agent claiming a task another has just closed).
+    pub updated_after_completion: Option<i64>,
 }
 
 /// A task's identity in one version: its title (trimmed) and creation time.

@@ -45,8 +45,9 @@
 //!   one, counted in [`TaskFileHistory::versions_missing`] too; never an error.
 //! - **Provenance**: every history entry carries the commit that shows it, its author, how many tasks changed
 //!   status in that commit, whether the version's `updated` is older than the newest seen for the task (stale),
-//!   the later commit that says it reverts it, and, for a close, whether it restores the completion time the task
-//!   had when it last left a closed category. Facts only: the experiment's rules decide what they mean.
+//!   the later commit that says it reverts it, for a close, whether it restores the completion time the task
+//!   had when it last left a closed category, and for a reopen, how long after the completion it replaces the
+//!   version was updated. Facts only: the experiment's rules decide what they mean.
 //! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
 //!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
@@ -1407,6 +1408,7 @@ impl Fold {
             version: 0,
             stale_reopens_in_commit: 0,
             authored: commit.authored,
+            updated_after_completion: None,
         }))
     }
 
@@ -1519,12 +1521,20 @@ impl Fold {
                             && closes
                             && task.completed.is_some()
                             && tracked.left_closed_at == Some(task.completed);
+                        let mut provenance = Self::provenance(commit, stale, restores);
+                        if was_closed
+                            && !closes
+                            && let (Some(p), Some(updated), Some(completed)) =
+                                (provenance.as_deref_mut(), task.updated, tracked.task.completed)
+                        {
+                            p.updated_after_completion = Some(updated.duration_since(completed).as_secs());
+                        }
                         tracked.history.push(StatusChange {
                             at,
                             from: Some(tracked.task.status.clone()),
                             to: task.status.clone(),
                             to_category: task.status_category,
-                            provenance: Self::provenance(commit, stale, restores),
+                            provenance,
                         });
                         tracked.change_versions.push(v);
                         changes += 1;
