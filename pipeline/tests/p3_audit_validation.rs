@@ -574,3 +574,43 @@ fn version_eight_second_held_out_reading_gives_the_documented_precision() {
         ])
     );
 }
+
+/// Version 9's rule on every earlier reading (development data: the rule was written after them). What version 8
+/// and version 9 (`p3-v9-earlier-readings.csv`, `scripts/validation/p3_versions.py` on runs of this machine's
+/// mirrors; `no run` where a reading's mirror is not on it) did with each judged row, against its reading's own
+/// judgement: the rule sets aside nine reopens, one judged genuine (Dicklesworthstone/doodlestein_self_releaser
+/// bd-1jt.5.6) and eight not, and changes nothing else. experiments/p3.toml's note quotes these figures.
+#[test]
+fn version_nine_on_the_earlier_readings_sets_aside_one_genuine_reopen_and_eight_artifacts() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut judged: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut changed: BTreeMap<String, usize> = BTreeMap::new();
+    let table = rows(&data.join("p3-v9-earlier-readings.csv"));
+    for r in &table {
+        let reading = &r["reading"];
+        if !judged.keys().any(|(d, _)| d == reading) {
+            for entry in std::fs::read_dir(data.join(reading)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.to_str().is_some_and(|p| p.ends_with(".judged.csv")) {
+                    for j in rows(&path) {
+                        judged.insert((reading.clone(), key(&j)), j["genuine"].clone());
+                    }
+                }
+            }
+        }
+        if r["version_8"] != r["version_9"] {
+            let genuine = &judged[&(reading.clone(), key(r))];
+            *changed
+                .entry(format!("{} -> {} {genuine}", r["version_8"], r["version_9"]))
+                .or_default() += 1;
+        }
+    }
+    assert_eq!(table.len(), 475);
+    assert_eq!(
+        changed,
+        BTreeMap::from([
+            ("counted -> claimed-at-close no".to_owned(), 8),
+            ("counted -> claimed-at-close yes".to_owned(), 1)
+        ])
+    );
+}
