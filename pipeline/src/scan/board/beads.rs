@@ -49,7 +49,22 @@ fn read_issue(value: &Value, number: u64, tz: &TimeZone) -> Result<Task, String>
         task.completed = closed;
     }
     task.labels = issue.strings("labels")?;
-    for dependency in issue.objects("dependencies")? {
+    for (i, item) in issue.arr("dependencies")?.unwrap_or_default().iter().enumerate() {
+        // Some exporters of beads JSONL (`"schema_version": 1`, agentic-research's repositories) write a dependency
+        // as the bare id it depends on: a link with no type, as an object without `type` would be.
+        if let Value::String(target) = item {
+            let target = target.trim();
+            if !target.is_empty() && target != id {
+                task.links.push(Link {
+                    kind: LinkKind::from_name(""),
+                    name: String::new(),
+                    direction: LinkDirection::Outward,
+                    target: target.to_owned(),
+                });
+            }
+            continue;
+        }
+        let dependency = Obj::element(item, &format!("{}[{i}]", issue.name("dependencies")))?;
         let of = dependency.text("issue_id")?;
         if of.is_some_and(|of| of != id) {
             continue; // a dependency of another issue

@@ -689,6 +689,50 @@ fn beads_update_time_is_the_later_of_both_spellings() {
 }
 
 #[test]
+fn beads_dependencies_written_as_bare_ids_are_untyped_links() {
+    // The export of agentic-research/signet (`"schema_version": 1`): a dependency is the id it depends on. Before, such
+    // a line made its whole version unreadable ("expected an object, got string").
+    let text = concat!(
+        r#"{"schema_version":1,"id":"signet-041353","title":"t","status":"open","dependencies":["signet-c784cf"," ",""]}"#,
+        "\n",
+        r#"{"id":"bd-2","title":"u","status":"open","dependencies":[{"issue_id":"bd-2","depends_on_id":"bd-1","type":"discovered-from"}]}"#,
+        "\n",
+    );
+    let tasks = super::beads::read(Path::new(".beads/beads.jsonl"), text.as_bytes(), &TimeZone::UTC).unwrap();
+    let links: Vec<(&str, LinkKind, LinkDirection, &str)> = tasks
+        .iter()
+        .flat_map(|t| {
+            t.links
+                .iter()
+                .map(move |l| (t.id.as_str(), l.kind, l.direction, l.target.as_str()))
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (
+                "signet-041353",
+                LinkKind::Other,
+                LinkDirection::Outward,
+                "signet-c784cf"
+            ),
+            ("bd-2", LinkKind::FollowUp, LinkDirection::Inward, "bd-1"),
+        ]
+    );
+    // Anything else in the list is still refused, with its place.
+    let err = super::beads::read(
+        Path::new("x.jsonl"),
+        br#"{"id":"bd-3","title":"t","dependencies":["bd-1",7]}"#,
+        &TimeZone::UTC,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.jsonl:1: field \"dependencies[1]\": expected an object, got number 7"
+    );
+}
+
+#[test]
 fn beads_records_of_another_type_are_no_tasks() {
     // Beads 1.x's export, as fzymgc-house/fzymgc-house-skills commits it: issues typed `issue`, and `memory` records
     // (no id) beside them. Before, the memory line made the whole version unreadable.
