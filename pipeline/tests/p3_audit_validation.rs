@@ -614,3 +614,65 @@ fn version_nine_on_the_earlier_readings_sets_aside_one_genuine_reopen_and_eight_
         ])
     );
 }
+
+/// Version 9's held-out reading (VALIDATION.md, "P3 version 9"): every signal version 8 counts, unread, on the twelve
+/// repositories never read before (nor forks of one) where it counts any, among the 498 fetched after version 9 was
+/// committed: sampled, genuine, not genuine, unclear (the first reader's judgements).
+const EXPECTED_V9: (usize, usize, usize, usize) = (120, 8, 110, 2);
+
+/// The reading comes from repositories no earlier reading used; version 9's rule acts on none of its rows, so both
+/// versions count all 120 (`versions.csv`); a second reader judged all 120 and differs from the first on one (unclear
+/// against not genuine, which the precision counts alike).
+#[test]
+fn version_nine_held_out_reading_gives_the_documented_precision() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let name = "p3-audit-v9";
+    let earlier = [
+        &EARLIER_THAN_V7[..],
+        &[
+            "p3-audit-v7",
+            "p3-audit-v8",
+            "p3-audit-v8-held-out",
+            "p3-audit-v8-held-out-2",
+        ],
+    ]
+    .concat();
+    let read = fresh_reading(name, &earlier);
+    assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V9);
+    assert_eq!(read.repos.len(), 12);
+    let got = version_tally(&data.join(name), &read.repos, &["version_8", "version_9"]);
+    assert_eq!(
+        got,
+        [
+            "version_8: wrong.commit counted yes 1",
+            "version_8: wrong.reopened counted no 110",
+            "version_8: wrong.reopened counted unclear 2",
+            "version_8: wrong.reopened counted yes 7",
+            "version_9: wrong.commit counted yes 1",
+            "version_9: wrong.reopened counted no 110",
+            "version_9: wrong.reopened counted unclear 2",
+            "version_9: wrong.reopened counted yes 7",
+        ]
+    );
+    // Five repositories of one owner, whose task statuses a service syncs with another tracker, hold 111 of the 120
+    // signals and one of them is genuine; the seven other repositories hold 9, 7 genuine.
+    let (mut synced, mut synced_genuine) = (0, 0);
+    for repo in read.repos.iter().filter(|r| r.starts_with("oculairmedia+")) {
+        let judged = rows(&data.join(format!("{name}/{repo}.judged.csv")));
+        synced += judged.len();
+        synced_genuine += judged.iter().filter(|r| r["genuine"] == "yes").count();
+    }
+    assert_eq!((synced, synced_genuine), (111, 1));
+    let (confusion, second_read) = reader_agreement(&data.join(name), &read.repos);
+    assert_eq!(second_read, 12);
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(
+        confusion,
+        BTreeMap::from([
+            (pair("no", "no"), 110),
+            (pair("unclear", "no"), 1),
+            (pair("unclear", "unclear"), 1),
+            (pair("yes", "yes"), 8)
+        ])
+    );
+}
