@@ -526,6 +526,14 @@ fn reader_agreement(dir: &Path, repos: &[String]) -> (BTreeMap<(String, String),
     (confusion, second_read)
 }
 
+/// A held-out reading, `tests/data/<name>`, drawn after the readings before version 7 and `since_v7`: its tally, its
+/// repositories checked to be in none of those readings, and its directory.
+fn held_out(name: &str, since_v7: &[&str]) -> (Reading, PathBuf) {
+    let earlier = [&EARLIER_THAN_V7[..], since_v7].concat();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    (fresh_reading(name, &earlier), dir)
+}
+
 /// Version 8's second held-out reading (VALIDATION.md, "P3 version 8, a second held-out reading"): every signal
 /// version 8 counts, unread, on the fourteen repositories never read before (nor forks of one) where it counts any,
 /// found among the 498 fetched after the first held-out reading and the 240 of that one: sampled, genuine, not
@@ -536,20 +544,16 @@ const EXPECTED_V8_HELD_OUT_2: (usize, usize, usize, usize) = (20, 11, 9, 0);
 /// (`versions.csv`); a second reader judged all 20 and differs from the first on three.
 #[test]
 fn version_eight_second_held_out_reading_gives_the_documented_precision() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let name = "p3-audit-v8-held-out-2";
-    let earlier = [
-        &EARLIER_THAN_V7[..],
+    let (read, dir) = held_out(
+        "p3-audit-v8-held-out-2",
         &["p3-audit-v7", "p3-audit-v8", "p3-audit-v8-held-out"],
-    ]
-    .concat();
-    let read = fresh_reading(name, &earlier);
+    );
     assert_eq!(
         (read.samples, read.genuine, read.not, read.unclear),
         EXPECTED_V8_HELD_OUT_2
     );
     assert_eq!(read.repos.len(), 14);
-    let got = version_tally(&data.join(name), &read.repos, &["version_7", "version_8"]);
+    let got = version_tally(&dir, &read.repos, &["version_7", "version_8"]);
     assert_eq!(
         got,
         [
@@ -561,7 +565,7 @@ fn version_eight_second_held_out_reading_gives_the_documented_precision() {
             "version_8: wrong.reopened counted yes 11",
         ]
     );
-    let (confusion, second_read) = reader_agreement(&data.join(name), &read.repos);
+    let (confusion, second_read) = reader_agreement(&dir, &read.repos);
     assert_eq!(second_read, 14);
     let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     assert_eq!(
@@ -625,22 +629,18 @@ const EXPECTED_V9: (usize, usize, usize, usize) = (120, 8, 110, 2);
 /// against not genuine, which the precision counts alike).
 #[test]
 fn version_nine_held_out_reading_gives_the_documented_precision() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let name = "p3-audit-v9";
-    let earlier = [
-        &EARLIER_THAN_V7[..],
+    let (read, dir) = held_out(
+        "p3-audit-v9",
         &[
             "p3-audit-v7",
             "p3-audit-v8",
             "p3-audit-v8-held-out",
             "p3-audit-v8-held-out-2",
         ],
-    ]
-    .concat();
-    let read = fresh_reading(name, &earlier);
+    );
     assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V9);
     assert_eq!(read.repos.len(), 12);
-    let got = version_tally(&data.join(name), &read.repos, &["version_8", "version_9"]);
+    let got = version_tally(&dir, &read.repos, &["version_8", "version_9"]);
     assert_eq!(
         got,
         [
@@ -658,12 +658,12 @@ fn version_nine_held_out_reading_gives_the_documented_precision() {
     // signals and one of them is genuine; the seven other repositories hold 9, 7 genuine.
     let (mut synced, mut synced_genuine) = (0, 0);
     for repo in read.repos.iter().filter(|r| r.starts_with("oculairmedia+")) {
-        let judged = rows(&data.join(format!("{name}/{repo}.judged.csv")));
+        let judged = rows(&dir.join(format!("{repo}.judged.csv")));
         synced += judged.len();
         synced_genuine += judged.iter().filter(|r| r["genuine"] == "yes").count();
     }
     assert_eq!((synced, synced_genuine), (111, 1));
-    let (confusion, second_read) = reader_agreement(&data.join(name), &read.repos);
+    let (confusion, second_read) = reader_agreement(&dir, &read.repos);
     assert_eq!(second_read, 12);
     let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     assert_eq!(
