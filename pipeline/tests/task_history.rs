@@ -1487,6 +1487,35 @@ fn version_nine_sets_aside_a_task_taken_up_seconds_after_its_close() {
 }
 
 #[test]
+fn a_status_that_flaps_is_counted_and_named_in_the_verdict() {
+    let fx = Fixture::build("flapping.sh");
+    let (summary, tasks, signals) = p3_at(&fx, 9, "2026-06-01");
+    // Every rule keeps the three reopens of bd-flap and the one of bd-once: the diagnostic changes no count.
+    assert_eq!(signals.matches(",bd-flap,wrong.reopened,").count(), 3, "{signals}");
+    assert_eq!(
+        tasks,
+        tasks_table(
+            "2026-03-02T09:00:00Z",
+            &["bd-calm", "bd-flap", "bd-once"],
+            &["", "wrong.reopened", "wrong.reopened"]
+        )
+    );
+    assert!(summary.contains("2 of 3 = 66.7%"), "{summary}");
+    assert!(
+        summary.contains(
+            "is below the pre-registered minimum of 50 — but 1 of the 2 tasks with a signal flap (their status left a \
+             closed category 3 times or more within a day), as statuses a tool syncs with another tracker do: read \
+             p3-signals.csv before trusting it"
+        ),
+        "{summary}"
+    );
+    // Two reopens within the day are no flapping.
+    let fx = Fixture::build("artifacts_v9.sh");
+    let (summary, ..) = p3_at(&fx, 9, "2026-06-01");
+    assert!(!summary.contains("flap"), "{summary}");
+}
+
+#[test]
 fn a_reopen_counted_after_a_set_aside_one_names_it() {
     let fx = Fixture::build("artifacts_claim.sh");
     let (sync, claim) = (fx.rev("HEAD~2"), fx.rev("HEAD~1"));

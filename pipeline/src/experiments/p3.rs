@@ -79,6 +79,11 @@
 //!   reopen kept so far whose version was updated at most that many seconds after the completion time of the
 //!   closed version it replaces (both times from the task file: beads `updated_at` and `closed_at`) is
 //!   `claimed-at-close`. The task is then open without a reopen, as after `stale-reset`.
+//! * **Flapping** (a diagnostic, in every version; no count changes): an eligible task with a signal whose status,
+//!   rebuilt from task files in git, left a closed category [`FLAP_REOPENS`] times or more within 24 hours (stale
+//!   versions skipped) is counted in [`Counts::flapping`]; when such tasks are at least half of those with a signal
+//!   and the verdict is not KILL, the verdict's reason says so (a tool syncing the file with another tracker writes
+//!   statuses like that; version 9's held-out reading found one PASS made of nothing else).
 //! * **Base rate** = eligible tasks with at least one signal / eligible tasks, with a Wilson interval.
 //! * **Verdict** on that interval against `kill.base_rate_below`: KILL when the interval lies below it, PASS when
 //!   at or above, INCONCLUSIVE when it straddles or when fewer than `kill.min_eligible` tasks are eligible. A KILL
@@ -135,6 +140,10 @@ pub struct Counts {
     pub ids_reused: u64,
     /// Completed tasks removed before their window elapsed: neither eligible nor censored (version 2).
     pub removed_before_window: u64,
+    /// Eligible tasks with a signal whose status, in task files kept in git, flaps: it left a closed category
+    /// [`FLAP_REOPENS`] times or more within a day (stale versions skipped), as statuses written back and forth by a
+    /// tool that syncs the file with another tracker do. A diagnostic, not a rule: it changes no count.
+    pub flapping: u64,
 }
 
 impl Counts {
@@ -153,6 +162,7 @@ impl Counts {
             (&mut self.removed, other.removed),
             (&mut self.ids_reused, other.ids_reused),
             (&mut self.removed_before_window, other.removed_before_window),
+            (&mut self.flapping, other.flapping),
         ] {
             *sum += part;
         }
@@ -328,6 +338,36 @@ fn latest_reopen_kept(walk: &Walk, done: Timestamp, at: Timestamp) -> bool {
         (None, Some(_)) => false,
         (Some(k), Some(s)) => k > s,
     }
+}
+
+/// Changes out of a closed category within a day that make a task's status flap (see [`Counts::flapping`]).
+pub const FLAP_REOPENS: usize = 3;
+
+/// Whether `task`, rebuilt from task files in git, left a closed category [`FLAP_REOPENS`] times or more within 24
+/// hours (stale versions are no change).
+fn flaps(task: &Task) -> bool {
+    let Some(history) = task
+        .history
+        .as_deref()
+        .filter(|h| h.first().is_some_and(|c| c.provenance.is_some()))
+    else {
+        return false;
+    };
+    let mut closed = false;
+    let mut reopens: Vec<Timestamp> = Vec::new();
+    for (i, change) in history.iter().enumerate() {
+        if change.provenance.as_deref().is_some_and(|p| p.stale) {
+            continue;
+        }
+        if i > 0 && closed && !change.to_category.is_closed() {
+            reopens.push(change.at);
+        }
+        closed = change.to_category.is_closed();
+    }
+    reopens.sort_unstable();
+    reopens
+        .windows(FLAP_REOPENS)
+        .any(|w| w[FLAP_REOPENS - 1].duration_since(w[0]) <= SignedDuration::from_hours(24))
 }
 
 /// Examples kept per exclusion rule.
@@ -998,6 +1038,7 @@ pub fn analyze_with_commits(
                 counts.eligible += 1;
                 if !signals.is_empty() {
                     counts.with_signal += 1;
+                    counts.flapping += u64::from(flaps(task));
                 }
                 counts.wrong += u64::from(signals.iter().any(|s| s.starts_with("wrong.")));
                 counts.right += u64::from(signals.iter().any(|s| s.starts_with("right.")));
@@ -1093,7 +1134,15 @@ pub fn analyze_with_commits(
         }
     }
     let base_rate = stats::wilson(total.with_signal, total.eligible, z).ok().flatten();
-    let verdict = decide(total.with_signal, total.eligible, &major_unobservable, spec);
+    let mut verdict = decide(total.with_signal, total.eligible, &major_unobservable, spec);
+    // Not a rule (no count changes): a warning where most of what the rate rests on looks like a sync tool's writes.
+    if verdict.kind != VerdictKind::Kill && total.flapping > 0 && 2 * total.flapping >= total.with_signal {
+        verdict.reasons[0].push_str(&format!(
+            " — but {} of the {} tasks with a signal flap (their status left a closed category {FLAP_REOPENS} times or \
+             more within a day), as statuses a tool syncs with another tracker do: read p3-signals.csv before trusting it",
+            total.flapping, total.with_signal
+        ));
+    }
     P3Analysis {
         kill_rule: spec.kill.text.clone(),
         threshold: spec.kill.base_rate_below,
