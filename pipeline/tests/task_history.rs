@@ -1503,11 +1503,25 @@ fn a_status_that_flaps_is_counted_and_named_in_the_verdict() {
     assert!(summary.contains("2 of 3 = 66.7%"), "{summary}");
     assert!(
         summary.contains(
+            "  flapping        1 of the 2 tasks with a signal left a closed category 3 times or more within a day"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
             "is below the pre-registered minimum of 50 — but 1 of the 2 tasks with a signal flap (their status left a \
              closed category 3 times or more within a day), as statuses a tool syncs with another tracker do: read \
              p3-signals.csv before trusting it"
         ),
         "{summary}"
+    );
+    let report = std::fs::read_to_string(fx.tmp.path().join("v9-default/p3.md")).unwrap();
+    assert!(
+        report.contains(
+            "| with a signal, their status flapping (left a closed category 3 times or more within a day, as a sync \
+             tool writes it; counted all the same) | 1 |"
+        ),
+        "{report}"
     );
     // Two reopens within the day are no flapping.
     let fx = Fixture::build("artifacts_v9.sh");

@@ -364,6 +364,15 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
         c.wrong,
         c.right
     ));
+    if c.flapping > 0 {
+        out.push_str(&format!(
+            "  flapping        {} of the {} tasks with a signal left a closed category {} times or more within a day \
+             (a tool syncing the task file with another tracker writes statuses like that; counted all the same)\n",
+            c.flapping,
+            c.with_signal,
+            crate::experiments::p3::FLAP_REOPENS
+        ));
+    }
     if !a.unobservable.is_empty() {
         out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
     }
