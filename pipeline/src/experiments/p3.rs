@@ -1134,15 +1134,13 @@ pub fn analyze_with_commits(
         }
     }
     let base_rate = stats::wilson(total.with_signal, total.eligible, z).ok().flatten();
-    let mut verdict = decide(total.with_signal, total.eligible, &major_unobservable, spec);
-    // Not a rule (no count changes): a warning where most of what the rate rests on looks like a sync tool's writes.
-    if verdict.kind != VerdictKind::Kill && total.flapping > 0 && 2 * total.flapping >= total.with_signal {
-        verdict.reasons[0].push_str(&format!(
-            " — but {} of the {} tasks with a signal flap (their status left a closed category {FLAP_REOPENS} times or \
-             more within a day), as statuses a tool syncs with another tracker do: read p3-signals.csv before trusting it",
-            total.flapping, total.with_signal
-        ));
-    }
+    let verdict = decide(
+        total.with_signal,
+        total.eligible,
+        total.flapping,
+        &major_unobservable,
+        spec,
+    );
     P3Analysis {
         kill_rule: spec.kill.text.clone(),
         threshold: spec.kill.base_rate_below,
@@ -1162,8 +1160,9 @@ pub fn analyze_with_commits(
     }
 }
 
-/// The pre-registered verdict for `with_signal` of `eligible` tasks (see the module documentation).
-pub fn decide(with_signal: u64, eligible: u64, major_unobservable: &[&str], spec: &P3Spec) -> Verdict {
+/// The pre-registered verdict for `with_signal` of `eligible` tasks, its reason carrying the caveats of the module
+/// documentation (a major signal unobservable, most signals on tasks that flap).
+pub fn decide(with_signal: u64, eligible: u64, flapping: u64, major_unobservable: &[&str], spec: &P3Spec) -> Verdict {
     let mut verdict = super::decide_share(
         with_signal,
         eligible,
@@ -1179,6 +1178,14 @@ pub fn decide(with_signal: u64, eligible: u64, major_unobservable: &[&str], spec
         verdict.reasons[0].push_str(&format!(
             " — but the input could not show {}, so the rate may reflect the export format rather than the work",
             major_unobservable.join(", ")
+        ));
+    }
+    // Not a rule (no count changes): a warning where most of what the rate rests on looks like a sync tool's writes.
+    if verdict.kind != VerdictKind::Kill && flapping > 0 && 2 * flapping >= with_signal {
+        verdict.reasons[0].push_str(&format!(
+            " — but {flapping} of the {with_signal} tasks with a signal flap (their status left a closed category \
+             {FLAP_REOPENS} times or more within a day), as statuses a tool syncs with another tracker do: read \
+             p3-signals.csv before trusting it"
         ));
     }
     verdict
@@ -1385,21 +1392,21 @@ mod tests {
     #[test]
     fn verdict_branches_and_the_format_ceiling() {
         let spec = spec();
-        let kill = decide(5, 200, &[], &spec);
+        let kill = decide(5, 200, 0, &[], &spec);
         assert_eq!(kill.kind, VerdictKind::Kill);
         assert_eq!(
             kill.reasons,
             ["detectable-outcome base rate 2.5% (5 of 200) < 20.0% and its interval [1.1%, 5.7%] lies below it"]
         );
-        let blind = decide(5, 200, &["wrong.reopened"], &spec);
+        let blind = decide(5, 200, 0, &["wrong.reopened"], &spec);
         assert!(blind.reasons[0].ends_with(
             " — but the input could not show wrong.reopened, so the rate may reflect the export format rather than the work"
         ));
-        assert_eq!(decide(80, 200, &[], &spec).kind, VerdictKind::Pass);
-        let straddles = decide(11, 60, &[], &spec);
+        assert_eq!(decide(80, 200, 0, &[], &spec).kind, VerdictKind::Pass);
+        let straddles = decide(11, 60, 0, &[], &spec);
         assert_eq!(straddles.kind, VerdictKind::Inconclusive);
         assert!(straddles.reasons[0].contains("straddles"));
-        let small = decide(1, 10, &[], &spec);
+        let small = decide(1, 10, 0, &[], &spec);
         assert_eq!((small.kind, small.n_still_needed), (VerdictKind::Inconclusive, 40));
     }
 

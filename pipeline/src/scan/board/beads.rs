@@ -52,27 +52,23 @@ fn read_issue(value: &Value, number: u64, tz: &TimeZone) -> Result<Task, String>
     for (i, item) in issue.arr("dependencies")?.unwrap_or_default().iter().enumerate() {
         // Some exporters of beads JSONL (`"schema_version": 1`, agentic-research's repositories) write a dependency
         // as the bare id it depends on: a link with no type, as an object without `type` would be.
-        if let Value::String(target) = item {
+        let (target, name) = if let Value::String(target) = item {
             let target = target.trim();
-            if !target.is_empty() && target != id {
-                task.links.push(Link {
-                    kind: LinkKind::from_name(""),
-                    name: String::new(),
-                    direction: LinkDirection::Outward,
-                    target: target.to_owned(),
-                });
+            if target.is_empty() || target == id {
+                continue;
             }
-            continue;
-        }
-        let dependency = Obj::element(item, &format!("{}[{i}]", issue.name("dependencies")))?;
-        let of = dependency.text("issue_id")?;
-        if of.is_some_and(|of| of != id) {
-            continue; // a dependency of another issue
-        }
-        let target = dependency
-            .id("depends_on_id")?
-            .ok_or_else(|| dependency.missing("depends_on_id"))?;
-        let name = dependency.str("type")?.unwrap_or_default();
+            (target.to_owned(), "")
+        } else {
+            let dependency = Obj::element(item, &format!("{}[{i}]", issue.name("dependencies")))?;
+            let of = dependency.text("issue_id")?;
+            if of.is_some_and(|of| of != id) {
+                continue; // a dependency of another issue
+            }
+            let target = dependency
+                .id("depends_on_id")?
+                .ok_or_else(|| dependency.missing("depends_on_id"))?;
+            (target, dependency.str("type")?.unwrap_or_default())
+        };
         let (kind, direction) = match name {
             "blocks" => (LinkKind::Blocks, LinkDirection::Inward),
             "parent-child" => (LinkKind::Parent, LinkDirection::Inward),
