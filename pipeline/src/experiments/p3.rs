@@ -304,6 +304,13 @@ pub const EXCLUSIONS_V9: [(&str, &str); 1] = [(
      to have been judged, an agent taking up a task another has just closed",
 )];
 
+/// Exclusion rules added by version 10 (candidate), each present only when its rule is on.
+pub const EXCLUSIONS_V10: [(&str, &str); 1] = [(
+    "flapping",
+    "a reopen that is one of several within a day (the status flapping, as a tool syncing the task file with \
+     another tracker writes it)",
+)];
+
 /// A task's creation time, the provenance of its first version (task files in git) and when that version was
 /// first seen (the earlier of the creation time and the version's commit).
 type FirstSeen<'a> = (Option<Timestamp>, Option<&'a Provenance>, Option<Timestamp>);
@@ -353,6 +360,14 @@ fn flaps(task: &Task) -> bool {
     else {
         return false;
     };
+    let reopens = raw_reopens(history);
+    reopens
+        .windows(FLAP_REOPENS)
+        .any(|w| w[FLAP_REOPENS - 1].duration_since(w[0]) <= SignedDuration::from_hours(24))
+}
+
+/// The times `history` left a closed category, stale versions skipped (they are no change), sorted.
+fn raw_reopens(history: &[StatusChange]) -> Vec<Timestamp> {
     let mut closed = false;
     let mut reopens: Vec<Timestamp> = Vec::new();
     for (i, change) in history.iter().enumerate() {
@@ -366,8 +381,21 @@ fn flaps(task: &Task) -> bool {
     }
     reopens.sort_unstable();
     reopens
-        .windows(FLAP_REOPENS)
-        .any(|w| w[FLAP_REOPENS - 1].duration_since(w[0]) <= SignedDuration::from_hours(24))
+}
+
+/// Version 10 (candidate): whether the reopen at `at` is one of at least `least` of `reopens` (sorted) within 24 hours.
+fn reopen_flaps(reopens: &[Timestamp], at: Timestamp, least: usize) -> bool {
+    let day = SignedDuration::from_hours(24);
+    reopens
+        .iter()
+        .filter(|start| **start <= at && at.duration_since(**start) <= day)
+        .any(|start| {
+            reopens
+                .iter()
+                .filter(|t| **t >= *start && t.duration_since(*start) <= day)
+                .count()
+                >= least
+        })
 }
 
 /// Examples kept per exclusion rule.
@@ -574,6 +602,10 @@ fn walk<'a>(
     // `administrative-reclose`, `reverted`): the next move out of a closed status is counted as the reopen (often
     // an agent taking the task up), and its row names the set-aside one so a reader finds where it began.
     let mut set_aside_open: Option<(&'static str, String)> = None;
+    let reopens = rules
+        .flapping_reopens_at_least
+        .map(|_| raw_reopens(history))
+        .unwrap_or_default();
     for (i, change) in history.iter().enumerate().skip(1) {
         if stale(change) {
             if state.is_closed() && !change.to_category.is_closed() {
@@ -663,6 +695,14 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
+            // Version 10 (candidate): one of several reopens within a day, as a tool syncing the file writes them.
+            if let Some(least) = rules.flapping_reopens_at_least
+                && reopen_flaps(&reopens, change.at, least as usize)
+            {
+                out.excluded.push(("flapping", change.at, commit(change)));
+                state = change.to_category;
+                continue;
+            }
             let detail = set_aside_open
                 .take()
                 .map(|(rule, commit)| format!("after a reopen set aside ({rule}) in {}", short_id(&commit)))
@@ -748,6 +788,7 @@ pub fn analyze_with_commits(
                     .iter()
                     .filter(|_| r.claimed_within_seconds_of_close.is_some()),
             )
+            .chain(EXCLUSIONS_V10.iter().filter(|_| r.flapping_reopens_at_least.is_some()))
             .map(|(id, _)| (*id, Exclusion::default()))
             .collect(),
         None => BTreeMap::new(),
