@@ -717,7 +717,7 @@ fn p3_at_rev(fx: &Fixture, version: u32, as_of: &str, history_rev: Option<&str>)
         6 => Some(include_str!("data/p3-v6.toml").to_owned()),
         7 => Some(include_str!("data/p3-v7.toml").to_owned()),
         8 => Some(include_str!("data/p3-v8.toml").to_owned()),
-        10 => Some(include_str!("data/p3-v10-candidate.toml").to_owned()),
+        9 => Some(include_str!("data/p3-v9.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1524,7 +1524,7 @@ fn a_status_that_flaps_is_counted_and_named_in_the_verdict() {
         ),
         "{report}"
     );
-    // The version-10 candidate sets bd-flap's three reopens aside; bd-once's stays.
+    // Version 10 sets bd-flap's three reopens aside; bd-once's stays.
     let (summary, _, signals) = p3_at(&fx, 10, "2026-06-01");
     assert_eq!(signals.matches(",bd-flap,wrong.reopened,").count(), 3, "{signals}");
     assert_eq!(signals.matches(",flapping,").count(), 3, "{signals}");

@@ -304,7 +304,7 @@ pub const EXCLUSIONS_V9: [(&str, &str); 1] = [(
      to have been judged, an agent taking up a task another has just closed",
 )];
 
-/// Exclusion rules added by version 10 (candidate), each present only when its rule is on.
+/// Exclusion rules added by version 10, each present only when its rule is on.
 pub const EXCLUSIONS_V10: [(&str, &str); 1] = [(
     "flapping",
     "a reopen that is one of several within a day (the status flapping, as a tool syncing the task file with \
@@ -383,7 +383,7 @@ fn raw_reopens(history: &[StatusChange]) -> Vec<Timestamp> {
     reopens
 }
 
-/// Version 10 (candidate): whether the reopen at `at` is one of at least `least` of `reopens` (sorted) within 24 hours.
+/// Version 10: whether the reopen at `at` is one of at least `least` of `reopens` (sorted) within 24 hours.
 fn reopen_flaps(reopens: &[Timestamp], at: Timestamp, least: usize) -> bool {
     let day = SignedDuration::from_hours(24);
     reopens
@@ -695,7 +695,7 @@ fn walk<'a>(
                 state = change.to_category;
                 continue;
             }
-            // Version 10 (candidate): one of several reopens within a day, as a tool syncing the file writes them.
+            // Version 10: one of several reopens within a day, as a tool syncing the file writes them.
             if let Some(least) = rules.flapping_reopens_at_least
                 && reopen_flaps(&reopens, change.at, least as usize)
             {

@@ -240,6 +240,11 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
     if spec.history.as_ref().and_then(|h| h.stale_resets_at_least) == Some(0) {
         return Err("history.stale_resets_at_least = 0 would set every reopen aside; at least 1".into());
     }
+    if let Some(least @ (0 | 1)) = spec.history.as_ref().and_then(|h| h.flapping_reopens_at_least) {
+        return Err(format!(
+            "history.flapping_reopens_at_least = {least} would set every reopen aside; at least 2"
+        ));
+    }
     let known: Vec<&str> = p3::SIGNALS.iter().map(|(id, _)| *id).collect();
     if let Some(unknown) = spec.signals.major.iter().find(|id| !known.contains(&id.as_str())) {
         return Err(format!(
@@ -653,7 +658,7 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 9);
+        assert_eq!(prereg.spec.version, 10);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
@@ -665,9 +670,10 @@ mod tests {
                 history.follow_ups_while_reopened,
                 history.while_reopened_needs_kept_reopen,
                 history.follow_ups_set_aside,
-                history.claimed_within_seconds_of_close
+                history.claimed_within_seconds_of_close,
+                history.flapping_reopens_at_least
             ),
-            (true, Some(1), true, Some(24), true, true, true, true, Some(60))
+            (true, Some(1), true, Some(24), true, true, true, true, Some(60), Some(3))
         );
         std::fs::write(
             &path,
@@ -676,5 +682,15 @@ mod tests {
         .unwrap();
         let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
         assert!(error.contains("history.stale_resets_at_least = 0"), "{error}");
+        std::fs::write(
+            &path,
+            P3_DEFAULT.replace("flapping_reopens_at_least = 3", "flapping_reopens_at_least = 1"),
+        )
+        .unwrap();
+        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        assert!(
+            error.contains("history.flapping_reopens_at_least = 1 would set every reopen aside"),
+            "{error}"
+        );
     }
 }

@@ -113,7 +113,7 @@ pub struct P3History {
     /// agent claiming a task another has just closed, or a close and a claim crossing).
     #[serde(default)]
     pub claimed_within_seconds_of_close: Option<u32>,
-    /// Version 10 (candidate): a reopen kept so far that is one of at least this many times the task left a closed
+    /// Version 10: a reopen kept so far that is one of at least this many times the task left a closed
     /// category within 24 hours (stale versions skipped) is `flapping`.
     #[serde(default)]
     pub flapping_reopens_at_least: Option<u32>,
