@@ -946,6 +946,8 @@ fn a_missing_blob_skips_its_version_and_names_it() {
     );
 }
 
+/// The error names the paths tried and, when other branches' tips hold the task files, those branches (the orphan
+/// branch checked out here has none; `main` and `reopen` do). The Dolt test below has no such branch.
 #[test]
 fn without_a_task_file_the_error_names_every_path_tried() {
     let fx = Fixture::build("history.sh");
@@ -972,11 +974,16 @@ fn without_a_task_file_the_error_names_every_path_tried() {
         p3_error(&fx, None),
         format!(
             "{}: no task file: neither \".beads/\" (issues.jsonl, beads.jsonl, bd.jsonl) nor \"data/\" (its *.jsonl \
-             files) is in any commit of the first-parent history of HEAD ({}); name the file with --data-dir",
+             files) is in any commit of the first-parent history of HEAD ({}); name the file with --data-dir, or \
+             read the history of a branch that has them: the tips of branches main, reopen hold them (--history-rev \
+             main)",
             fx.root.display(),
             fx.rev("HEAD")
         )
     );
+    // The branch named reads.
+    let (summary, ..) = p3_at_rev(&fx, 8, "2026-06-01", Some("main"));
+    assert!(summary.contains("  input           .beads (beads)"), "{summary}");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

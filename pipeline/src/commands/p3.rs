@@ -70,6 +70,38 @@ const DOLT_HINT: &str = "; .beads/metadata.json names the \"dolt\" backend: this
                          `phase0 p3 tasks.jsonl`: one snapshot, so reopens before it are not seen), or let beads \
                          write .beads/issues.jsonl into every commit from now on (its `export.auto` setting)";
 
+/// Branches named at most, in the no-task-file error.
+const BRANCHES_NAMED: usize = 3;
+
+/// For the no-task-file error: the branches whose tip holds beads' task files (`task_files` under `.beads/`, by
+/// default `issues.jsonl`), and how to read one, or nothing when no branch does.
+fn elsewhere_hint(handle: &gix::ThreadSafeRepository, task_files: &[String]) -> String {
+    let paths: Vec<String> = match task_files {
+        [] => vec![".beads/issues.jsonl".to_owned()],
+        names => names.iter().map(|n| format!(".beads/{n}")).collect(),
+    };
+    let found = crate::scan::task_history::branches_holding(handle, &paths, BRANCHES_NAMED + 1);
+    let Some(first) = found.first() else {
+        return String::new();
+    };
+    let named = found
+        .iter()
+        .take(BRANCHES_NAMED)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if found.len() > BRANCHES_NAMED { " and more" } else { "" };
+    let whose = if found.len() == 1 {
+        "the tip of branch"
+    } else {
+        "the tips of branches"
+    };
+    let verb = if found.len() == 1 { "holds" } else { "hold" };
+    format!(
+        ", or read the history of a branch that has them: {whose} {named}{more} {verb} them (--history-rev {first})"
+    )
+}
+
 /// The board of the task files kept in `repo` at `path` (default `.beads/issues.jsonl`, else `data/`), rebuilt
 /// from their git history: that of `rev`, else of beads' sync branch for the default files, else of `HEAD`.
 fn task_files_board(
@@ -147,9 +179,10 @@ fn task_files_board(
                     Some("dolt") => DOLT_HINT,
                     _ => "",
                 };
+                let elsewhere = elsewhere_hint(&handle, task_files);
                 return Err(CommandError::Input(format!(
                     "{}: no task file: neither {beads} nor \"data/\" (its *.jsonl files) is in any commit of the \
-                     first-parent history of {rev} ({tip}); name the file with --data-dir{dolt}",
+                     first-parent history of {rev} ({tip}); name the file with --data-dir{elsewhere}{dolt}",
                     repo.display()
                 )));
             }

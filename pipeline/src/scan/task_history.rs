@@ -269,6 +269,41 @@ pub fn beads_sync_branch(repo: &gix::ThreadSafeRepository) -> Option<SyncBranch>
     Some(SyncBranch { name, reference })
 }
 
+/// The branches of this clone, local then remote-tracking, whose tip holds any of `paths`, by short name (at most
+/// `limit`): where to look when the history read holds no task file (a repository whose tasks live on another
+/// branch than the one checked out). Tips only, so the cost is one tree lookup per branch.
+pub fn branches_holding(repo: &gix::ThreadSafeRepository, paths: &[String], limit: usize) -> Vec<String> {
+    let repo = repo.to_thread_local();
+    let Ok(platform) = repo.references() else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = Vec::new();
+    for branches in [platform.local_branches(), platform.remote_branches()]
+        .into_iter()
+        .flatten()
+    {
+        for reference in branches.flatten() {
+            let full = reference.name().as_bstr().to_string();
+            if full.ends_with("/HEAD") {
+                continue;
+            }
+            let short = reference.name().shorten().to_string();
+            if found.contains(&short)
+                || !paths
+                    .iter()
+                    .any(|p| repo.rev_parse_single(format!("{full}:{p}").as_str()).is_ok())
+            {
+                continue;
+            }
+            found.push(short);
+            if found.len() == limit {
+                return found;
+            }
+        }
+    }
+    found
+}
+
 /// The storage `.beads/metadata.json` of `rev` names (its `"backend"`: `"dolt"`, …), if any. Beads 1.x keeps its
 /// tasks in a Dolt database, not in a file of the commits; a task file in git is then an export beads writes only
 /// when configured to (`export.auto`).
