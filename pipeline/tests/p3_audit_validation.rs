@@ -683,3 +683,43 @@ fn version_nine_held_out_reading_gives_the_documented_precision() {
         ])
     );
 }
+
+/// Version 10's held-out reading (VALIDATION.md, "P3 version 10"): every signal version 9 counts on the eight
+/// repositories with any among 266 fresh histories fetched after version 10's rule was written: sampled, genuine, not
+/// genuine, unclear (the first reader's judgements).
+const EXPECTED_V10: (usize, usize, usize, usize) = (13, 10, 3, 0);
+
+/// The reading comes from repositories no earlier reading used; version 10's rule sets none of its signals aside
+/// (it acts on none of the 266 fresh histories), and the two readers agree on every row.
+#[test]
+fn version_ten_held_out_reading_gives_the_documented_precision() {
+    let (read, dir) = held_out(
+        "p3-audit-v10",
+        &[
+            "p3-audit-v7",
+            "p3-audit-v8",
+            "p3-audit-v8-held-out",
+            "p3-audit-v8-held-out-2",
+            "p3-audit-v9",
+        ],
+    );
+    assert_eq!((read.samples, read.genuine, read.not, read.unclear), EXPECTED_V10);
+    assert_eq!(read.repos.len(), 8);
+    let got = version_tally(&dir, &read.repos, &["version_9", "version_10"]);
+    assert_eq!(
+        got,
+        [
+            "version_10: wrong.reopened counted no 3",
+            "version_10: wrong.reopened counted yes 10",
+            "version_9: wrong.reopened counted no 3",
+            "version_9: wrong.reopened counted yes 10",
+        ]
+    );
+    let (confusion, second_read) = reader_agreement(&dir, &read.repos);
+    assert_eq!(second_read, 8);
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(
+        confusion,
+        BTreeMap::from([(pair("no", "no"), 3), (pair("yes", "yes"), 10)])
+    );
+}
