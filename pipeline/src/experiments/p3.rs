@@ -360,10 +360,7 @@ fn flaps(task: &Task) -> bool {
     else {
         return false;
     };
-    let reopens = raw_reopens(history);
-    reopens
-        .windows(FLAP_REOPENS)
-        .any(|w| w[FLAP_REOPENS - 1].duration_since(w[0]) <= SignedDuration::from_hours(24))
+    !flapping_spans(&raw_reopens(history), FLAP_REOPENS).is_empty()
 }
 
 /// The times `history` left a closed category, stale versions skipped (they are no change), sorted.
