@@ -1262,24 +1262,19 @@ mod tests {
                         >= least
             })
         };
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20261128);
         for _ in 0..300 {
-            let n = (next() % 12) as usize;
+            let n = rng.random_range(0..12);
             let mut t = Timestamp::from_second(1_700_000_000).unwrap();
             let mut reopens = Vec::new();
             for _ in 0..n {
                 // Minutes to days apart, and now and then exactly a day.
-                let gap = match next() % 4 {
+                let gap: i64 = match rng.random_range(0..4) {
                     0 => 86_400,
-                    1 => (next() % 600) as i64,
-                    2 => (next() % 40_000) as i64,
-                    _ => (next() % 300_000) as i64,
+                    1 => rng.random_range(0..600),
+                    2 => rng.random_range(0..40_000),
+                    _ => rng.random_range(0..300_000),
                 };
                 t = t.checked_add(SignedDuration::from_secs(gap)).unwrap();
                 reopens.push(t);
