@@ -647,12 +647,13 @@ mod tests {
         assert_eq!(prereg.source, "experiments/p3.toml (embedded)");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p3.toml");
-        std::fs::write(
-            &path,
-            P3_DEFAULT.replace("major = [\"wrong.reopened\"", "major = [\"wrong.vibes\""),
-        )
-        .unwrap();
-        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        // The error for the embedded file with `from` replaced by `to`.
+        let error_with = |from: &str, to: &str| {
+            assert!(P3_DEFAULT.contains(from), "{from}");
+            std::fs::write(&path, P3_DEFAULT.replace(from, to)).unwrap();
+            Prereg::p3(Some(&path)).unwrap_err().to_string()
+        };
+        let error = error_with("major = [\"wrong.reopened\"", "major = [\"wrong.vibes\"");
         assert!(
             error.contains("signals.major: unknown signal \"wrong.vibes\""),
             "{error}"
@@ -675,19 +676,9 @@ mod tests {
             ),
             (true, Some(1), true, Some(24), true, true, true, true, Some(60), Some(3))
         );
-        std::fs::write(
-            &path,
-            P3_DEFAULT.replace("stale_resets_at_least = 1", "stale_resets_at_least = 0"),
-        )
-        .unwrap();
-        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        let error = error_with("stale_resets_at_least = 1", "stale_resets_at_least = 0");
         assert!(error.contains("history.stale_resets_at_least = 0"), "{error}");
-        std::fs::write(
-            &path,
-            P3_DEFAULT.replace("flapping_reopens_at_least = 3", "flapping_reopens_at_least = 1"),
-        )
-        .unwrap();
-        let error = Prereg::p3(Some(&path)).unwrap_err().to_string();
+        let error = error_with("flapping_reopens_at_least = 3", "flapping_reopens_at_least = 1");
         assert!(
             error.contains("history.flapping_reopens_at_least = 1 would set every reopen aside"),
             "{error}"
