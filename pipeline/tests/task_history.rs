@@ -718,6 +718,7 @@ fn p3_at_rev(fx: &Fixture, version: u32, as_of: &str, history_rev: Option<&str>)
         7 => Some(include_str!("data/p3-v7.toml").to_owned()),
         8 => Some(include_str!("data/p3-v8.toml").to_owned()),
         9 => Some(include_str!("data/p3-v9.toml").to_owned()),
+        10 => Some(include_str!("data/p3-v10.toml").to_owned()),
         _ => None,
     }
     .map(|text| {
@@ -1743,4 +1744,51 @@ fn task_files_that_left_git_for_dolt_end_the_observation_there() {
             fx.rev("dolt-only")
         )
     );
+}
+
+#[test]
+fn creation_times_a_fraction_of_a_second_apart_name_the_same_task() {
+    let fx = Fixture::build("created_seconds.sh");
+    // Version 10 takes the dropped fraction (09:00:00.812 -> 09:00:00) with the retitling for an id reuse: the same
+    // work counts twice, as bd-keep~1 and as the bd-keep that inherited its close.
+    let (summary, tasks, _) = p3_at(&fx, 10, "2026-06-01");
+    assert_eq!(
+        tasks,
+        tasks_table("2026-03-02T09:00:00Z", &["bd-keep", "bd-keep~1", "bd-new~1"], &["", "", ""])
+    );
+    assert!(
+        summary.contains("removed         2 tasks left the task file (2 of them ids reused by another task)"),
+        "{summary}"
+    );
+    // Version 11: less than a second apart is the same creation; bd-new's id, taken by a task created a month
+    // later, is still reused.
+    let (summary, tasks, _) = p3_at(&fx, 11, "2026-06-01");
+    assert_eq!(
+        tasks,
+        tasks_table("2026-03-02T09:00:00Z", &["bd-keep", "bd-new~1"], &["", ""])
+    );
+    assert!(
+        summary.contains("removed         1 tasks left the task file (1 of them ids reused by another task)"),
+        "{summary}"
+    );
+    assert!(summary.contains("0 of 2 = 0.0%"), "{summary}");
+}
+
+#[test]
+fn the_creation_time_tolerance_is_below_the_given_seconds() {
+    use pipeline::scan::task_history::{IdentityRule, another_task};
+    let at = |s: &str| -> jiff::Timestamp { s.parse().unwrap() };
+    let first = ("Write the installer".to_owned(), Some(at("2026-03-01T09:00:00.999Z")));
+    let rule = IdentityRule {
+        title_overlap_below: None,
+        created_apart_seconds: Some(1),
+    };
+    let retitled = "Write the Acme installer";
+    assert!(!another_task(&first, retitled, Some(at("2026-03-01T09:00:00Z")), rule));
+    assert!(!another_task(&first, retitled, Some(at("2026-03-01T09:00:01.998Z")), rule));
+    assert!(another_task(&first, retitled, Some(at("2026-03-01T09:00:01.999Z")), rule));
+    assert!(another_task(&first, retitled, Some(at("2026-03-01T08:59:59.999Z")), rule));
+    // Without the tolerance (versions before 11), any difference is a change; an unchanged title never is.
+    assert!(another_task(&first, retitled, Some(at("2026-03-01T09:00:00Z")), IdentityRule::default()));
+    assert!(!another_task(&first, "Write the installer", Some(at("2026-03-05T09:00:00Z")), rule));
 }

@@ -367,6 +367,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         let options = crate::scan::task_history::HistoryOptions {
             split_reused_ids: rules.is_some_and(|h| h.id_reuse),
             reuse_title_overlap_below: rules.and_then(|h| h.reuse_title_overlap_below),
+            reuse_created_apart_seconds: rules.and_then(|h| h.reuse_created_apart_seconds),
             only_files: Vec::new(),
             newest_copy: false,
             identity_timelines: rules.is_some_and(|h| h.identity_at_signal),

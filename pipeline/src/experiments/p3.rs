@@ -809,7 +809,10 @@ pub fn analyze_with_commits(
     let while_reopened_rule = rules.is_some_and(|r| r.follow_ups_while_reopened);
     let needs_kept_reopen = rules.is_some_and(|r| r.while_reopened_needs_kept_reopen);
     let set_aside_follow_ups = rules.is_some_and(|r| r.follow_ups_set_aside);
-    let overlap_below = rules.and_then(|r| r.reuse_title_overlap_below);
+    let identity = crate::scan::task_history::IdentityRule {
+        title_overlap_below: rules.and_then(|r| r.reuse_title_overlap_below),
+        created_apart_seconds: rules.and_then(|r| r.reuse_created_apart_seconds),
+    };
     let mut inputs = Vec::with_capacity(boards.len());
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
@@ -1059,7 +1062,7 @@ pub fn analyze_with_commits(
                             Lookup::Time(t) => timeline.at_time(*t),
                         };
                         let same = mark.and_then(|m| m.identity.as_ref()).is_some_and(|(title, created)| {
-                            !crate::scan::task_history::another_task(completed_as, title, *created, overlap_below)
+                            !crate::scan::task_history::another_task(completed_as, title, *created, identity)
                         });
                         if !same && found[*i].excluded_by.is_none() {
                             found[*i].excluded_by = Some("identity-changed");

@@ -245,6 +245,11 @@ fn validate_p3(spec: &P3Spec) -> Result<(), String> {
             "history.flapping_reopens_at_least = {least} would set every reopen aside; at least 2"
         ));
     }
+    if spec.history.as_ref().and_then(|h| h.reuse_created_apart_seconds) == Some(0) {
+        return Err(
+            "history.reuse_created_apart_seconds = 0 would call equal creation times different; at least 1".into(),
+        );
+    }
     let known: Vec<&str> = p3::SIGNALS.iter().map(|(id, _)| *id).collect();
     if let Some(unknown) = spec.signals.major.iter().find(|id| !known.contains(&id.as_str())) {
         return Err(format!(
@@ -659,7 +664,7 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
-        assert_eq!(prereg.spec.version, 10);
+        assert_eq!(prereg.spec.version, 11);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(
             (
@@ -672,15 +677,33 @@ mod tests {
                 history.while_reopened_needs_kept_reopen,
                 history.follow_ups_set_aside,
                 history.claimed_within_seconds_of_close,
-                history.flapping_reopens_at_least
+                history.flapping_reopens_at_least,
+                history.reuse_created_apart_seconds
             ),
-            (true, Some(1), true, Some(24), true, true, true, true, Some(60), Some(3))
+            (
+                true,
+                Some(1),
+                true,
+                Some(24),
+                true,
+                true,
+                true,
+                true,
+                Some(60),
+                Some(3),
+                Some(1)
+            )
         );
         let error = error_with("stale_resets_at_least = 1", "stale_resets_at_least = 0");
         assert!(error.contains("history.stale_resets_at_least = 0"), "{error}");
         let error = error_with("flapping_reopens_at_least = 3", "flapping_reopens_at_least = 1");
         assert!(
             error.contains("history.flapping_reopens_at_least = 1 would set every reopen aside"),
+            "{error}"
+        );
+        let error = error_with("reuse_created_apart_seconds = 1", "reuse_created_apart_seconds = 0");
+        assert!(
+            error.contains("history.reuse_created_apart_seconds = 0 would call equal creation times different"),
             "{error}"
         );
     }

@@ -117,6 +117,11 @@ pub struct P3History {
     /// category within 24 hours (stale versions skipped) is `flapping`.
     #[serde(default)]
     pub flapping_reopens_at_least: Option<u32>,
+    /// Version 11: creation times less than this many seconds apart are the same creation time wherever task
+    /// identity is compared (`id_reuse`, `identity_at_signal`): a copy that drops the fraction of a second names the
+    /// same creation.
+    #[serde(default)]
+    pub reuse_created_apart_seconds: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

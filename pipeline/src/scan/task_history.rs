@@ -166,6 +166,9 @@ pub struct HistoryOptions {
     /// the creation time stays the same (a renumbering stamps many tasks with one creation time). `None`: the
     /// creation time must change too.
     pub reuse_title_overlap_below: Option<f64>,
+    /// With `split_reused_ids`: creation times less than this many seconds apart are the same creation time (a
+    /// re-export that writes `12:00:00.8` as `12:00:00`). `None`: any difference is a change.
+    pub reuse_created_apart_seconds: Option<u32>,
     /// Directory mode: read only the files with these names (`issues.jsonl`, `beads.jsonl`, …); empty, every
     /// `*.jsonl` file.
     pub only_files: Vec<String>,
@@ -182,6 +185,7 @@ impl Default for HistoryOptions {
         HistoryOptions {
             split_reused_ids: true,
             reuse_title_overlap_below: None,
+            reuse_created_apart_seconds: None,
             only_files: Vec::new(),
             newest_copy: false,
             identity_timelines: false,
@@ -504,7 +508,10 @@ fn fold_versions<F: Fn() -> gix::Repository + Sync>(
     } = located;
     let mut fold = Fold {
         split_reused_ids: options.split_reused_ids,
-        title_overlap_below: options.reuse_title_overlap_below,
+        identity_rule: IdentityRule {
+            title_overlap_below: options.reuse_title_overlap_below,
+            created_apart_seconds: options.reuse_created_apart_seconds,
+        },
         timelines_on: options.identity_timelines,
         ..Fold::default()
     };
@@ -1348,15 +1355,34 @@ fn reopens(history: &[StatusChange]) -> Vec<Timestamp> {
         .collect()
 }
 
+/// How a version's title and creation time are compared with a task's first ones to tell another task under the
+/// same id (the pre-registration's `reuse_title_overlap_below` and `reuse_created_apart_seconds`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct IdentityRule {
+    /// A title sharing fewer than this share of its words with the first one (distinct lower-case alphanumeric
+    /// words; shared / words of the shorter title) is another task whatever the creation time.
+    pub title_overlap_below: Option<f64>,
+    /// Creation times less than this many seconds apart are the same; `None`: any difference is a change.
+    pub created_apart_seconds: Option<u32>,
+}
+
+impl IdentityRule {
+    /// Whether two known creation times name different creations.
+    fn created_differs(&self, a: Timestamp, b: Timestamp) -> bool {
+        match self.created_apart_seconds {
+            None => a != b,
+            Some(seconds) => a.duration_since(b).abs() >= jiff::SignedDuration::from_secs(i64::from(seconds)),
+        }
+    }
+}
+
 /// Whether `new` is another task than the one whose identity (title, creation time) is `identity`, under the same
 /// id: the title and the creation time both differ from those of the version that started the task (both known;
-/// titles compared trimmed). Compared with the start, not the previous version, so that a reuse written in two
-/// steps (the title in one commit, the creation time in the next) is seen.
-///
-/// With `overlap_below`, a title sharing fewer than that share of its words with the first one (distinct
-/// lower-case alphanumeric words; shared / words of the shorter title) is another task whatever the creation time.
-fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task, overlap_below: Option<f64>) -> bool {
-    another_task(identity, new.title.trim(), new.created, overlap_below)
+/// titles compared trimmed; times as `rule` says). Compared with the start, not the previous version, so that a
+/// reuse written in two steps (the title in one commit, the creation time in the next) is seen. A title sharing
+/// too few words with the first one (`rule.title_overlap_below`) is another task whatever the creation time.
+fn is_reuse(identity: &(String, Option<Timestamp>), new: &Task, rule: IdentityRule) -> bool {
+    another_task(identity, new.title.trim(), new.created, rule)
 }
 
 /// `is_reuse` on identities: whether `title` (trimmed) and `created` name another task than `identity`.
@@ -1364,13 +1390,15 @@ pub fn another_task(
     identity: &(String, Option<Timestamp>),
     title: &str,
     created: Option<Timestamp>,
-    overlap_below: Option<f64>,
+    rule: IdentityRule,
 ) -> bool {
     let (first, first_created) = identity;
     let retitled = !first.is_empty() && !title.is_empty() && first != title;
     retitled
-        && (matches!((first_created, created), (Some(a), Some(b)) if *a != b)
-            || overlap_below.is_some_and(|below| title_overlap(first, title) < below))
+        && (matches!((first_created, created), (Some(a), Some(b)) if rule.created_differs(*a, b))
+            || rule
+                .title_overlap_below
+                .is_some_and(|below| title_overlap(first, title) < below))
 }
 
 /// Shared distinct lower-case alphanumeric words of two titles over the distinct words of the shorter one (1 when
@@ -1398,7 +1426,7 @@ struct Fold {
     /// How many times each id was reused.
     reuses: HashMap<String, usize>,
     split_reused_ids: bool,
-    title_overlap_below: Option<f64>,
+    identity_rule: IdentityRule,
     /// Readable versions folded so far; the index of the newest one.
     readable: usize,
     newest: Option<usize>,
@@ -1523,7 +1551,7 @@ impl Fold {
                 && let Some(tracked) = self.tasks.get(&task.id)
                 && tracked.last_version != v
                 && !Arc::ptr_eq(&tracked.task, &task)
-                && is_reuse(&tracked.identity, &task, self.title_overlap_below)
+                && is_reuse(&tracked.identity, &task, self.identity_rule)
             {
                 let mut earlier = self.tasks.remove(&task.id).expect("looked up above");
                 let n = self.reuses.entry(task.id.clone()).or_default();
