@@ -1754,7 +1754,11 @@ fn creation_times_a_fraction_of_a_second_apart_name_the_same_task() {
     let (summary, tasks, _) = p3_at(&fx, 10, "2026-06-01");
     assert_eq!(
         tasks,
-        tasks_table("2026-03-02T09:00:00Z", &["bd-keep", "bd-keep~1", "bd-new~1"], &["", "", ""])
+        tasks_table(
+            "2026-03-02T09:00:00Z",
+            &["bd-keep", "bd-keep~1", "bd-new~1"],
+            &["", "", ""]
+        )
     );
     assert!(
         summary.contains("removed         2 tasks left the task file (2 of them ids reused by another task)"),
@@ -1785,10 +1789,35 @@ fn the_creation_time_tolerance_is_below_the_given_seconds() {
     };
     let retitled = "Write the Acme installer";
     assert!(!another_task(&first, retitled, Some(at("2026-03-01T09:00:00Z")), rule));
-    assert!(!another_task(&first, retitled, Some(at("2026-03-01T09:00:01.998Z")), rule));
-    assert!(another_task(&first, retitled, Some(at("2026-03-01T09:00:01.999Z")), rule));
-    assert!(another_task(&first, retitled, Some(at("2026-03-01T08:59:59.999Z")), rule));
+    assert!(!another_task(
+        &first,
+        retitled,
+        Some(at("2026-03-01T09:00:01.998Z")),
+        rule
+    ));
+    assert!(another_task(
+        &first,
+        retitled,
+        Some(at("2026-03-01T09:00:01.999Z")),
+        rule
+    ));
+    assert!(another_task(
+        &first,
+        retitled,
+        Some(at("2026-03-01T08:59:59.999Z")),
+        rule
+    ));
     // Without the tolerance (versions before 11), any difference is a change; an unchanged title never is.
-    assert!(another_task(&first, retitled, Some(at("2026-03-01T09:00:00Z")), IdentityRule::default()));
-    assert!(!another_task(&first, "Write the installer", Some(at("2026-03-05T09:00:00Z")), rule));
+    assert!(another_task(
+        &first,
+        retitled,
+        Some(at("2026-03-01T09:00:00Z")),
+        IdentityRule::default()
+    ));
+    assert!(!another_task(
+        &first,
+        "Write the installer",
+        Some(at("2026-03-05T09:00:00Z")),
+        rule
+    ));
 }
