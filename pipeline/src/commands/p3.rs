@@ -366,8 +366,10 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         let rules = prereg.spec.history.as_ref();
         let options = crate::scan::task_history::HistoryOptions {
             split_reused_ids: rules.is_some_and(|h| h.id_reuse),
-            reuse_title_overlap_below: rules.and_then(|h| h.reuse_title_overlap_below),
-            reuse_created_apart_seconds: rules.and_then(|h| h.reuse_created_apart_seconds),
+            identity: crate::scan::task_history::IdentityRule {
+                title_overlap_below: rules.and_then(|h| h.reuse_title_overlap_below),
+                created_apart_seconds: rules.and_then(|h| h.reuse_created_apart_seconds),
+            },
             only_files: Vec::new(),
             newest_copy: false,
             identity_timelines: rules.is_some_and(|h| h.identity_at_signal),

@@ -49,7 +49,8 @@
 //!   `identity_at_signal`, every wrong signal still counted (`wrong.reopened`, `wrong.follow-up`, `wrong.commit`)
 //!   of a task that carries an identity timeline (task files in git only) counts only when its id names, in the
 //!   task set at the signal, the task it named at the completion — title and creation time compared as the
-//!   scanner's reuse rule compares them (`reuse_title_overlap_below` included) — else `identity-changed`. The
+//!   scanner's reuse rule compares them (`reuse_title_overlap_below` included, and from version 11
+//!   `reuse_created_apart_seconds`) — else `identity-changed`. The
 //!   task set at the signal is that of the version showing the reopen, of the version that first holds the
 //!   follow-up, and for a commit that of the newest mark committed at or before it (an id absent there, or before
 //!   its first version, names no task); the identity at the completion is that of the version showing the

@@ -50,8 +50,10 @@
 //!   version was updated. Facts only: the experiment's rules decide what they mean.
 //! - **Identity** ([`HistoryOptions::split_reused_ids`]): an id whose title and creation time both differ from
 //!   those of the task's first version is a new task; the earlier one ends, renamed `<id>~N`, with a
-//!   [`board::Removal`] of reason `IdReused`. With [`HistoryOptions::reuse_title_overlap_below`], a retitling
-//!   that keeps less than that share of the first title's words is a new task whatever the creation time.
+//!   [`board::Removal`] of reason `IdReused`. With [`IdentityRule::title_overlap_below`], a retitling that keeps
+//!   less than that share of the first title's words is a new task whatever the creation time; with
+//!   [`IdentityRule::created_apart_seconds`], creation times closer than that are the same (a copy that cuts the
+//!   fraction of a second).
 //! - **Identity timelines** ([`HistoryOptions::identity_timelines`]): every task carries the
 //!   [`IdentityTimeline`] of its id (shared by the tasks split off it): a mark at each readable version where what
 //!   the id names changes — a title (trimmed) and creation time, or no task (the id is in none of the files read) —
@@ -161,14 +163,9 @@ pub struct HistoryOptions {
     /// after, the title compared trimmed) names a new task: the earlier one ends there (it is kept as removed,
     /// its id suffixed `~1`, `~2`, …) and the new one starts its own history.
     pub split_reused_ids: bool,
-    /// With `split_reused_ids`: a changed title whose words overlap the task's first title by less than this
-    /// share (shared distinct lower-case words / distinct words of the shorter title) names a new task even when
-    /// the creation time stays the same (a renumbering stamps many tasks with one creation time). `None`: the
-    /// creation time must change too.
-    pub reuse_title_overlap_below: Option<f64>,
-    /// With `split_reused_ids`: creation times less than this many seconds apart are the same creation time (a
-    /// re-export that writes `12:00:00.8` as `12:00:00`). `None`: any difference is a change.
-    pub reuse_created_apart_seconds: Option<u32>,
+    /// With `split_reused_ids`: how titles and creation times are compared (a title sharing too few words with the
+    /// first one names a new task whatever the creation time; creation times within a tolerance are the same).
+    pub identity: IdentityRule,
     /// Directory mode: read only the files with these names (`issues.jsonl`, `beads.jsonl`, …); empty, every
     /// `*.jsonl` file.
     pub only_files: Vec<String>,
@@ -184,8 +181,7 @@ impl Default for HistoryOptions {
     fn default() -> Self {
         HistoryOptions {
             split_reused_ids: true,
-            reuse_title_overlap_below: None,
-            reuse_created_apart_seconds: None,
+            identity: IdentityRule::default(),
             only_files: Vec::new(),
             newest_copy: false,
             identity_timelines: false,
@@ -508,10 +504,7 @@ fn fold_versions<F: Fn() -> gix::Repository + Sync>(
     } = located;
     let mut fold = Fold {
         split_reused_ids: options.split_reused_ids,
-        identity_rule: IdentityRule {
-            title_overlap_below: options.reuse_title_overlap_below,
-            created_apart_seconds: options.reuse_created_apart_seconds,
-        },
+        identity_rule: options.identity,
         timelines_on: options.identity_timelines,
         ..Fold::default()
     };
@@ -1356,7 +1349,8 @@ fn reopens(history: &[StatusChange]) -> Vec<Timestamp> {
 }
 
 /// How a version's title and creation time are compared with a task's first ones to tell another task under the
-/// same id (the pre-registration's `reuse_title_overlap_below` and `reuse_created_apart_seconds`).
+/// same id (the pre-registration's `reuse_title_overlap_below` and `reuse_created_apart_seconds`); the default is
+/// version 2's rule: both differ, at any precision.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct IdentityRule {
     /// A title sharing fewer than this share of its words with the first one (distinct lower-case alphanumeric
