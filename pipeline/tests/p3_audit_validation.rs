@@ -724,13 +724,28 @@ fn version_ten_held_out_reading_gives_the_documented_precision() {
     );
 }
 
+/// The rows of `path` (under tests/data).
+fn data_rows(path: &str) -> Vec<BTreeMap<String, String>> {
+    rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path))
+}
+
 /// How often each value of `column` occurs in the rows of `path` (under tests/data).
 fn column_counts(path: &str, column: &str) -> BTreeMap<String, u32> {
     let mut counts = BTreeMap::new();
-    for row in rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path)) {
+    for row in data_rows(path) {
         *counts.entry(row[column].clone()).or_default() += 1;
     }
     counts
+}
+
+/// `(value, count)` pairs as [`column_counts`] gives them.
+fn counted(pairs: &[(&str, u32)]) -> BTreeMap<String, u32> {
+    pairs.iter().map(|&(k, n)| (k.to_owned(), n)).collect()
+}
+
+/// A judged row's `repo,id`.
+fn repo_id(row: &BTreeMap<String, String>) -> String {
+    format!("{},{}", row["repo"], row["id"])
 }
 
 /// The version-11 candidate not adopted (`reused_id_starts_uncompleted`: a task taking a reused id while closed,
@@ -740,13 +755,11 @@ fn column_counts(path: &str, column: &str) -> BTreeMap<String, u32> {
 #[test]
 fn the_inherited_close_candidate_is_right_for_four_of_its_twenty_two_decisions() {
     let file = "p3-v11-inherited-close/judged.csv";
-    let count =
-        |pairs: &[(&str, u32)]| -> BTreeMap<String, u32> { pairs.iter().map(|&(k, n)| (k.to_owned(), n)).collect() };
-    assert_eq!(column_counts(file, "rule_right"), count(&[("no", 18), ("yes", 4)]));
-    assert_eq!(column_counts(file, "reuse"), count(&[("no", 18), ("yes", 4)]));
+    assert_eq!(column_counts(file, "rule_right"), counted(&[("no", 18), ("yes", 4)]));
+    assert_eq!(column_counts(file, "reuse"), counted(&[("no", 18), ("yes", 4)]));
     assert_eq!(
         column_counts(file, "done"),
-        count(&[("no", 6), ("unclear", 1), ("yes", 15)])
+        counted(&[("no", 6), ("unclear", 1), ("yes", 15)])
     );
     assert_eq!(column_counts(file, "repo")["CGIC-AI+psfn-framework"], 11);
 }
@@ -756,34 +769,31 @@ fn the_inherited_close_candidate_is_right_for_four_of_its_twenty_two_decisions()
 #[test]
 fn version_eleven_undoes_splits_of_the_same_task() {
     let file = "p3-v11/judged.csv";
-    let cases: Vec<String> = rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-v11/cases.csv"))
-        .iter()
-        .map(|r| format!("{},{}", r["repo"], r["id"]))
-        .collect();
-    let judged: Vec<String> = rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file))
-        .iter()
-        .map(|r| format!("{},{}", r["repo"], r["id"]))
-        .collect();
-    assert_eq!(judged, cases, "every case judged, in order");
-    let count =
-        |pairs: &[(&str, u32)]| -> BTreeMap<String, u32> { pairs.iter().map(|&(k, n)| (k.to_owned(), n)).collect() };
+    let ids = |path: &str| -> Vec<String> { data_rows(path).iter().map(repo_id).collect() };
+    assert_eq!(ids(file), ids("p3-v11/cases.csv"), "every case judged, in order");
     assert_eq!(
         column_counts(file, "new_rule_right"),
-        count(&[("no", 2), ("not_applicable", 1), ("unclear", 1), ("yes", 50)])
+        counted(&[("no", 2), ("not_applicable", 1), ("unclear", 1), ("yes", 50)])
     );
     assert_eq!(column_counts(file, "same_task"), column_counts(file, "new_rule_right"));
     assert_eq!(column_counts(file, "repo").len(), 17);
     // A second reader, blind to the first, judged 20 of the 54 drawn with a seed (second-reader/cases.csv): they
     // agree on all 20.
-    let first: BTreeMap<String, String> = rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file))
-        .into_iter()
-        .map(|r| (format!("{},{}", r["repo"], r["id"]), r["same_task"].clone()))
+    let second_file = "p3-v11/second-reader/judged.csv";
+    assert_eq!(
+        ids(second_file),
+        ids("p3-v11/second-reader/cases.csv"),
+        "every drawn case judged, in order"
+    );
+    let first: BTreeMap<String, String> = data_rows(file)
+        .iter()
+        .map(|r| (repo_id(r), r["same_task"].clone()))
         .collect();
-    let second = rows(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-v11/second-reader/judged.csv"));
     let mut pairs: BTreeMap<(String, String), u32> = BTreeMap::new();
-    for r in &second {
-        let key = format!("{},{}", r["repo"], r["id"]);
-        *pairs.entry((first[&key].clone(), r["same_task"].clone())).or_default() += 1;
+    for r in &data_rows(second_file) {
+        *pairs
+            .entry((first[&repo_id(r)].clone(), r["same_task"].clone()))
+            .or_default() += 1;
     }
     let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
     assert_eq!(

@@ -22,6 +22,36 @@ def git(gd, *args):
     return subprocess.run(["git", "--git-dir", gd, *args], capture_output=True)
 
 
+def versions(gd, revs, files, ids):
+    """Yields (commit, date, subject, records) for each commit of `revs` touching `files`, oldest first. records maps
+    each of `ids` found to its object in the first of `files` that holds any of them. Commits where no file can be read
+    (missing objects) are skipped."""
+    out = git(gd, "log", "--reverse", "--format=%H%x09%cI%x09%s", *revs, "--", *files)
+    for entry in out.stdout.decode("utf-8", "replace").splitlines():
+        if not entry:
+            continue
+        h, date, subj = entry.split("\t", 2)
+        recs, readable = {}, False
+        for f in files:
+            r = git(gd, "show", f"{h}:{f}")
+            if r.returncode != 0:
+                continue
+            readable = True
+            for line in r.stdout.decode("utf-8", "replace").splitlines():
+                if not any(i in line for i in ids):
+                    continue
+                try:
+                    o = json.loads(line)
+                except Exception:
+                    continue
+                if o.get("id") in ids:
+                    recs[o["id"]] = o
+            if recs:
+                break
+        if readable:
+            yield h, date, subj, recs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("repo")
@@ -40,32 +70,10 @@ def main():
     revs = ["--all"] if args.all else [args.rev]
     if not args.full:
         revs = ["--first-parent"] + revs
-    out = git(gd, "log", "--reverse", "--format=%H%x09%cI%x09%s", *revs, "--", *files)
-    commits = [l.split("\t", 2) for l in out.stdout.decode("utf-8", "replace").splitlines() if l]
     prev = None
     present_prev = False
-    for h, date, subj in commits:
-        rec = None
-        found_file = False
-        for f in files:
-            r = git(gd, "show", f"{h}:{f}")
-            if r.returncode != 0:
-                continue
-            found_file = True
-            for line in r.stdout.decode("utf-8", "replace").splitlines():
-                line = line.strip()
-                if not line or args.id not in line:
-                    continue
-                try:
-                    o = json.loads(line)
-                except Exception:
-                    continue
-                if o.get("id") == args.id:
-                    rec = o
-            if rec is not None:
-                break
-        if not found_file:
-            continue
+    for h, date, subj, recs in versions(gd, revs, files, {args.id}):
+        rec = recs.get(args.id)
         if rec is None:
             if present_prev:
                 print(f"{h[:8]} {date} [{subj}]\n    -- id absent")

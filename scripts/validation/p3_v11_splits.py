@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """p3_v11_splits.py CASES.csv [MIRRORS] > triggers.json: for each (repo,id) of CASES.csv (columns repo,id; repo as
-OWNER+NAME, a bare clone at MIRRORS/OWNER+NAME/repo, MIRRORS defaulting to /work/.mirror, never committed): walk the first-parent versions of .beads/issues.jsonl
-(as trace_id.py does, HEAD; these repos have no existing named sync branch), take the id's first
+OWNER+NAME, a bare clone at MIRRORS/OWNER+NAME/repo, MIRRORS defaulting to /work/.mirror, never committed): walk the
+first-parent versions of .beads/issues.jsonl (with p3_trace_id.py's reader, HEAD; these repos have no existing named
+sync branch), take the id's first
 version, and report every version where title != first title and created_at string != first
 created_at, with the created_at delta in seconds and word overlap with the first title: where version 10's
 identity rule splits the id, and by how much the creation times differ (version 11 keeps one task below a second).
 Used for pipeline/tests/data/p3-v11/ (the readers' helper; its judgements are in judged.csv)."""
-import csv, json, re, subprocess, sys
+import csv, json, re, sys
 from datetime import datetime, timezone
 
-def git(gd, *a):
-    return subprocess.run(["git", "--git-dir", gd, *a], capture_output=True)
+from p3_trace_id import versions
 
 def ts(s):
     """Instant in integer nanoseconds (the tool compares parsed instants at full precision)."""
@@ -41,32 +41,10 @@ def main():
     for repo, ids in byrepo.items():
         gd = f"{mirrors}/{repo}/repo"
         files = [".beads/issues.jsonl", ".beads/beads.jsonl"]
-        log = git(gd, "log", "--reverse", "--first-parent", "--format=%H%x09%cI%x09%s", "HEAD", "--", *files)
-        commits = [l.split("\t", 2) for l in log.stdout.decode("utf-8", "replace").splitlines() if l]
         first = {}
         hits = {i: [] for i in ids}
         prevrec = {}
-        for h, date, subj in commits:
-            recs = {}
-            got = False
-            for f in files:
-                r = git(gd, "show", f"{h}:{f}")
-                if r.returncode != 0:
-                    continue
-                got = True
-                for line in r.stdout.decode("utf-8", "replace").splitlines():
-                    if not any(i in line for i in ids):
-                        continue
-                    try:
-                        o = json.loads(line)
-                    except Exception:
-                        continue
-                    if o.get("id") in ids:
-                        recs[o["id"]] = o
-                if recs:
-                    break
-            if not got:
-                continue
+        for h, date, subj, recs in versions(gd, ["--first-parent", "HEAD"], files, set(ids)):
             for i, o in recs.items():
                 if i not in first:
                     first[i] = (h, date, subj, o)
