@@ -3,7 +3,7 @@
 //! - [`reflection`]: serde types for `reflection.v1`, exact to the schema;
 //! - [`schema`]: the embedded JSON Schema and a validator for it;
 //! - [`risk`]: the diff risk floor (PRD §6), a pure function of the changed paths;
-//! - [`redact`]: the secret redactor every writer of copied text uses;
+//! - [`mod@redact`]: the secret redactor every writer of copied text uses;
 //! - [`surface`]: the change surface of a repository (committed-but-unpushed, staged, unstaged, untracked);
 //! - [`hook`]: what one Stop/SubagentStop invocation does, and [`install`]: registering it in Claude Code settings.
 //!

@@ -207,7 +207,7 @@ pub enum Command {
     /// history, P3 on data/p3/'s Jira sample.
     #[command(after_help = DEMO_HELP)]
     Demo(DemoArgs),
-    /// The three experiments on a config's inputs into OUT/<ISO week>/, and OUT/index.md + index.json with every
+    /// The three experiments on a config's inputs into `OUT/<ISO week>/`, and `OUT/index.md` + `index.json` with every
     /// week and what changed since the previous one.
     #[command(after_help = WEEKLY_HELP)]
     Weekly(WeeklyArgs),

@@ -20,7 +20,7 @@ use crate::scan::remedy_cache::RemedyCache;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P2Args {
     /// The repository to scan (a work tree, a directory inside one, or a bare repository); default `.`. Repeat it
-    /// to scan several and pool them (each one's reports go to OUT/repo=<name>/); `NAME=PATH` names one.
+    /// to scan several and pool them (each one's reports go to `OUT/repo=<name>/`); `NAME=PATH` names one.
     #[arg(long = "repo", value_name = "PATH", global = true, help_heading = "History")]
     pub repos: Vec<String>,
     /// A file listing the repositories to scan and pool, one per line (`PATH` or `NAME=PATH`; `#` comments).

@@ -160,7 +160,7 @@ pub struct WeeklyArgs {
     /// relative to the working directory.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// The reports directory: weeks go to OUT/<week>/, the index to OUT/index.{md,json}.
+    /// The reports directory: weeks go to `OUT/<week>/`, the index to `OUT/index.{md,json}`.
     #[arg(long, default_value = "reports")]
     pub out: PathBuf,
     /// The ISO week to write (e.g. 2026-W47); default the week of --as-of, else of SOURCE_DATE_EPOCH, else of
