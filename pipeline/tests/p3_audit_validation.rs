@@ -805,3 +805,163 @@ fn version_eleven_undoes_splits_of_the_same_task() {
         ])
     );
 }
+
+/// The embedded pre-registration's verdict for `with_signal` of `eligible` tasks, as `phase0 p3` decides it.
+fn p3_verdict(with_signal: u64, eligible: u64) -> String {
+    let spec = pipeline::prereg::Prereg::p3(None).unwrap().spec;
+    pipeline::experiments::p3::decide(with_signal, eligible, 0, &[], &spec)
+        .kind
+        .to_string()
+}
+
+fn number(row: &BTreeMap<String, String>, column: &str) -> u64 {
+    row[column]
+        .parse()
+        .unwrap_or_else(|e| panic!("{column} = {:?}: {e}", row[column]))
+}
+
+/// The census (pipeline/tests/data/p3-census/README.md): every signal version 11 counts over the 1,244 histories of
+/// this machine, each judged in a reading. Its precision, and the verdicts when only the genuine ones count: the
+/// signals that are not genuine only raise a base rate, and the rates lie so far below the kill threshold that one
+/// verdict moves.
+#[test]
+fn the_census_of_counted_signals_gives_the_documented_precision_and_moves_one_verdict() {
+    let population = data_rows("p3-census/population.csv");
+    // Each judgement is the one its sheet holds.
+    for r in &population {
+        let sheet = data_rows(&r["judged_in"]);
+        let key = |s: &BTreeMap<String, String>| {
+            (
+                s["repo"].clone(),
+                s["task"].clone(),
+                s["signal"].clone(),
+                s["commit"].clone(),
+            )
+        };
+        let held = sheet.iter().find(|s| key(s) == key(r));
+        assert_eq!(
+            held.map(|s| s["genuine"].as_str()),
+            Some(r["genuine"].as_str()),
+            "{:?} in {}",
+            key(r),
+            r["judged_in"]
+        );
+    }
+    assert_eq!(
+        column_counts("p3-census/population.csv", "genuine"),
+        counted(&CENSUS_GENUINE)
+    );
+    let mut flagged: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    let mut genuine = flagged.clone();
+    let mut genuine_or_unclear = flagged.clone();
+    for r in &population {
+        flagged.entry(r["repo"].clone()).or_default().insert(r["task"].clone());
+        if r["genuine"] == "yes" {
+            genuine.entry(r["repo"].clone()).or_default().insert(r["task"].clone());
+        }
+        if r["genuine"] != "no" {
+            genuine_or_unclear
+                .entry(r["repo"].clone())
+                .or_default()
+                .insert(r["task"].clone());
+        }
+    }
+    let histories = data_rows("p3-census/histories.csv");
+    assert_eq!(histories.len(), flagged.len());
+    let tasks = |m: &BTreeMap<String, std::collections::BTreeSet<String>>, repo: &str| {
+        m.get(repo).map_or(0, |t| t.len() as u64)
+    };
+    let mut moved = Vec::new();
+    for h in &histories {
+        let (n, k) = (number(h, "eligible"), number(h, "with_signal"));
+        assert_eq!(k, tasks(&flagged, &h["repo"]), "{}", h["repo"]);
+        assert_eq!(p3_verdict(k, n), h["verdict"], "{}", h["repo"]);
+        let low = p3_verdict(tasks(&genuine, &h["repo"]), n);
+        let high = p3_verdict(tasks(&genuine_or_unclear, &h["repo"]), n);
+        if (low.as_str(), high.as_str()) != (h["verdict"].as_str(), h["verdict"].as_str()) {
+            moved.push(format!("{}: {} -> {low} / {high}", h["repo"], h["verdict"]));
+        }
+    }
+    assert_eq!(moved, CENSUS_MOVED);
+}
+
+/// What the census found: genuine, not genuine, unclear.
+const CENSUS_GENUINE: [(&str, u32); 3] = [("no", 88), ("unclear", 12), ("yes", 154)];
+/// The verdicts that move when only genuine signals count (unclear ones not / also counted).
+const CENSUS_MOVED: [&str; 1] = ["oculairmedia/houdini-mcp: INCONCLUSIVE -> KILL / KILL"];
+
+/// The other side of the verdict (pipeline/tests/data/p3-set-aside/README.md): signals P3 sets aside by a rule can
+/// only lower a base rate. Over the 1,244 histories, 12 verdicts would move if every set-aside signal were genuine
+/// (`histories.csv`, written by scripts/validation/p3_verdict_bounds.py, whose own Wilson interval this test
+/// checks against phase0's); a seeded sample of each one's tasks with only set-aside signals, read blind, bounds how
+/// many are genuine.
+#[test]
+fn set_aside_signals_read_where_the_verdict_rests_on_them() {
+    let z = pipeline::stats::z_two_sided(0.05).unwrap();
+    let mut found = Vec::new();
+    for h in &data_rows("p3-set-aside/histories.csv") {
+        let (n, k) = (number(h, "eligible"), number(h, "with_signal"));
+        let (m, g_max) = (number(h, "set_aside_only"), number(h, "g_max"));
+        // The script's verdicts are phase0's: g_max is the most genuine tasks the verdict survives.
+        assert_eq!(p3_verdict(k, n), h["verdict"], "{}", h["repo"]);
+        assert_eq!(p3_verdict(k + g_max, n), h["verdict"], "{}", h["repo"]);
+        assert_ne!(p3_verdict(k + g_max + 1, n), h["verdict"], "{}", h["repo"]);
+        assert_eq!(p3_verdict(k + m, n), h["verdict_if_all_genuine"], "{}", h["repo"]);
+        let name = h["repo"].replacen('/', "+", 1);
+        let sample = data_rows(&format!("p3-set-aside/{name}.sample.csv"));
+        let judged = data_rows(&format!("p3-set-aside/{name}.judged.csv"));
+        let key = |r: &BTreeMap<String, String>| {
+            [&r["repo"], &r["task"], &r["signal"], &r["at"], &r["commit"]].map(|s| s.clone())
+        };
+        assert_eq!(
+            sample.iter().map(key).collect::<Vec<_>>(),
+            judged.iter().map(key).collect::<Vec<_>>(),
+            "{name}: every sampled row judged, in order"
+        );
+        for r in &judged {
+            assert!(
+                ["yes", "no", "unclear"].contains(&r["genuine"].as_str()),
+                "{name} {}",
+                r["task"]
+            );
+            assert!(!r["evidence"].trim().is_empty(), "{name} {}", r["task"]);
+        }
+        let read: std::collections::BTreeSet<&str> = judged.iter().map(|r| r["task"].as_str()).collect();
+        let genuine: std::collections::BTreeSet<&str> = judged
+            .iter()
+            .filter(|r| r["genuine"] == "yes")
+            .map(|r| r["task"].as_str())
+            .collect();
+        let (s, x) = (read.len() as u64, genuine.len() as u64);
+        assert_eq!(s, m.min(if m <= 9 { 9 } else { 8 }), "{name}: tasks read");
+        // All read: the count itself. A sample: the upper end of the Wilson interval of its share, over all m.
+        let g_high = if s == m {
+            x
+        } else {
+            (m as f64 * pipeline::stats::wilson(x, s, z).unwrap().unwrap().hi).ceil() as u64
+        };
+        found.push(format!(
+            "{}: {x} of {s} read genuine, at most {g_high} of {m}: {}",
+            h["repo"],
+            p3_verdict(k + g_high, n)
+        ));
+    }
+    assert_eq!(found, SET_ASIDE_FOUND);
+}
+
+/// Per history: genuine tasks among those read, the most of its set-aside-only tasks that can be genuine (95%), and
+/// the verdict then.
+const SET_ASIDE_FOUND: [&str; 12] = [
+    "Dicklesworthstone/frankenredis: 0 of 8 read genuine, at most 189 of 581: KILL",
+    "Gabko14/Winzy.ai: 0 of 8 read genuine, at most 23 of 68: KILL",
+    "dennislo/dennislo.github.io: 1 of 9 read genuine, at most 1 of 9: KILL",
+    "ewatch/snow-cli: 2 of 8 read genuine, at most 7 of 11: KILL",
+    "javydreamercsw/all-time-wrestling-rpg: 0 of 6 read genuine, at most 0 of 6: KILL",
+    "jdelfino/coding-tool: 1 of 8 read genuine, at most 30 of 62: KILL",
+    "joeblackwaslike/lessons-learned: 0 of 7 read genuine, at most 0 of 7: KILL",
+    "klauern/blues-traveler: 0 of 9 read genuine, at most 0 of 9: KILL",
+    "oculairmedia/Letta-toolselector: 0 of 8 read genuine, at most 19 of 57: KILL",
+    "oculairmedia/houdini-mcp: 0 of 8 read genuine, at most 13 of 38: PASS",
+    "oculairmedia/huly-vibe-sync: 0 of 8 read genuine, at most 23 of 70: KILL",
+    "steveyegge/beads: 0 of 8 read genuine, at most 142 of 437: KILL",
+];

@@ -1821,3 +1821,26 @@ fn the_creation_time_tolerance_is_below_the_given_seconds() {
         rule
     ));
 }
+
+/// The sensitivity lines (issue 17): on the artifacts fixture every would-be signal of the bulk-flipped, stale,
+/// reverted and implementing tasks is set aside, and the summary says how many of those tasks would have to be
+/// genuine before the verdict changes; `counted` says how many counted ones would have to be artifacts.
+#[test]
+fn the_summary_says_how_far_the_verdict_rests_on_the_rules() {
+    let fx = Fixture::build("artifacts.sh");
+    let (summary, _, _) = p3_on(&fx, 11);
+    let lines: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("  set aside") || l.starts_with("  counted") || l.starts_with("  base rate"))
+        .collect();
+    // Below the pre-registered 50 eligible tasks the verdict is INCONCLUSIVE whatever the count, so nothing set aside
+    // can move it and no counted signal can either (no `counted` line).
+    assert_eq!(
+        lines,
+        [
+            "  base rate       1 of 19 = 5.3% [0.9%, 24.6%] (1 wrong, 0 right)",
+            "  set aside       18 eligible tasks have only set-aside signals; the verdict stays INCONCLUSIVE even if \
+             all of them are genuine"
+        ]
+    );
+}

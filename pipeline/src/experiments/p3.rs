@@ -145,6 +145,9 @@ pub struct Counts {
     /// [`FLAP_REOPENS`] times or more within a day (stale versions skipped), as statuses written back and forth by a
     /// tool that syncs the file with another tracker do. A diagnostic, not a rule: it changes no count.
     pub flapping: u64,
+    /// Eligible tasks without a signal whose would-be signals within the window were all set aside by a rule: what
+    /// the rules decide, for [`Sensitivity`].
+    pub set_aside_only: u64,
 }
 
 impl Counts {
@@ -164,6 +167,7 @@ impl Counts {
             (&mut self.ids_reused, other.ids_reused),
             (&mut self.removed_before_window, other.removed_before_window),
             (&mut self.flapping, other.flapping),
+            (&mut self.set_aside_only, other.set_aside_only),
         ] {
             *sum += part;
         }
@@ -478,6 +482,9 @@ pub struct P3Analysis {
     pub major_unobservable: Vec<&'static str>,
     pub signals: BTreeMap<&'static str, &'static str>,
     pub verdict: Verdict,
+    /// How far the verdict rests on the exclusion rules and on the signals counted (only when a rule set something
+    /// aside).
+    pub sensitivity: Option<Sensitivity>,
     /// Every completed task (eligible or censored), by input then id: written to `p3-tasks.csv`, not to the JSON
     /// (a million-task export would make a report nobody opens).
     #[serde(skip)]
@@ -1103,6 +1110,7 @@ pub fn analyze_with_commits(
                     lost.insert(rule);
                 }
                 if signals.is_empty() {
+                    counts.set_aside_only += u64::from(!lost.is_empty());
                     for rule in lost {
                         part.excluded.entry(rule).or_default().1 += 1;
                     }
@@ -1196,6 +1204,8 @@ pub fn analyze_with_commits(
         &major_unobservable,
         spec,
     );
+    let sensitivity =
+        (!exclusions.is_empty()).then(|| sensitivity(total.with_signal, total.set_aside_only, total.eligible, spec));
     P3Analysis {
         kill_rule: spec.kill.text.clone(),
         threshold: spec.kill.base_rate_below,
@@ -1210,8 +1220,55 @@ pub fn analyze_with_commits(
         major_unobservable,
         signals: SIGNALS.iter().copied().collect(),
         verdict,
+        sensitivity,
         tasks: rows,
         evidence,
+    }
+}
+
+/// How far a verdict rests on what the rules decided, for the reader who will check them: a rule that sets a genuine
+/// signal aside can only lower the base rate, and a counted signal that is an artifact can only raise it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sensitivity {
+    /// Eligible tasks without a signal whose would-be signals were all set aside ([`Counts::set_aside_only`]).
+    pub set_aside_only: u64,
+    /// The most of them that could be genuine with the verdict unchanged (all of them when it holds regardless).
+    pub set_aside_tolerated: u64,
+    /// The verdict if every one of them counted.
+    pub if_all_set_aside_counted: VerdictKind,
+    /// The most of the tasks with a signal that could be artifacts with the verdict unchanged.
+    pub counted_tolerated: u64,
+    /// The verdict if none of them counted.
+    pub if_none_counted: VerdictKind,
+}
+
+/// The verdict's kind for `with_signal` of `eligible` tasks.
+fn verdict_kind(with_signal: u64, eligible: u64, spec: &P3Spec) -> VerdictKind {
+    decide(with_signal, eligible, 0, &[], spec).kind
+}
+
+/// [`Sensitivity`] of the verdict on `with_signal` of `eligible` tasks, `set_aside_only` more having only set-aside
+/// signals. The verdict is monotone in the count (KILL, then INCONCLUSIVE, then PASS as it grows), so the tolerances
+/// are found by bisection.
+fn sensitivity(with_signal: u64, set_aside_only: u64, eligible: u64, spec: &P3Spec) -> Sensitivity {
+    let now = verdict_kind(with_signal, eligible, spec);
+    // The largest step in 0..=limit for which `holds(step)`, given holds(0).
+    let largest = |limit: u64, holds: &dyn Fn(u64) -> bool| {
+        let (mut lo, mut hi) = (0, limit);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if holds(mid) { lo = mid } else { hi = mid - 1 }
+        }
+        lo
+    };
+    Sensitivity {
+        set_aside_only,
+        set_aside_tolerated: largest(set_aside_only, &|g| {
+            verdict_kind(with_signal + g, eligible, spec) == now
+        }),
+        if_all_set_aside_counted: verdict_kind(with_signal + set_aside_only, eligible, spec),
+        counted_tolerated: largest(with_signal, &|d| verdict_kind(with_signal - d, eligible, spec) == now),
+        if_none_counted: verdict_kind(0, eligible, spec),
     }
 }
 
@@ -1491,6 +1548,33 @@ mod tests {
         assert_eq!((c.tasks, c.eligible, c.censored, c.completion_unknown), (6, 4, 1, 1));
         assert_eq!((c.with_signal, c.wrong, c.right), (3, 1, 2));
         assert_eq!(analysis.as_of.as_deref(), Some("2026-02-15T00:00:00Z"));
+    }
+
+    #[test]
+    fn sensitivity_finds_how_many_tasks_the_verdict_tolerates() {
+        let spec = spec();
+        let kinds = |s: &Sensitivity| (s.if_all_set_aside_counted, s.if_none_counted);
+        // Dicklesworthstone/frankenredis: KILL until 6 + 276 of 1563 (Wilson's upper end reaches 20%), so 275 of the
+        // 581 set-aside tasks may be genuine; removing counted signals keeps a KILL.
+        let kill = sensitivity(6, 581, 1563, &spec);
+        assert_eq!((kill.set_aside_tolerated, kill.counted_tolerated), (275, 6));
+        assert_eq!(kinds(&kill), (VerdictKind::Pass, VerdictKind::Kill));
+        assert_eq!(decide(6 + 275, 1563, 0, &[], &spec).kind, VerdictKind::Kill);
+        assert_eq!(decide(6 + 276, 1563, 0, &[], &spec).kind, VerdictKind::Inconclusive);
+        // oculairmedia/houdini-mcp: INCONCLUSIVE at 10 of 55, PASS from 17, KILL at 5 or fewer.
+        let straddles = sensitivity(10, 38, 55, &spec);
+        assert_eq!((straddles.set_aside_tolerated, straddles.counted_tolerated), (6, 4));
+        assert_eq!(kinds(&straddles), (VerdictKind::Pass, VerdictKind::Kill));
+        // Fewer eligible tasks than the minimum: nothing moves the verdict.
+        let small = sensitivity(3, 5, 7, &spec);
+        assert_eq!((small.set_aside_tolerated, small.counted_tolerated), (5, 3));
+        assert_eq!(kinds(&small), (VerdictKind::Inconclusive, VerdictKind::Inconclusive));
+        // A PASS rests on its counted signals: it holds down to 52 of 200. (The thresholds 282 of 1563, 6 and 17 of
+        // 55, 52 of 200 agree with scripts/validation/p3_verdict_bounds.py's own Wilson interval.)
+        let pass = sensitivity(80, 0, 200, &spec);
+        assert_eq!((pass.set_aside_tolerated, pass.counted_tolerated), (0, 28));
+        assert_eq!(decide(80 - 28, 200, 0, &[], &spec).kind, VerdictKind::Pass);
+        assert_eq!(decide(80 - 29, 200, 0, &[], &spec).kind, VerdictKind::Inconclusive);
     }
 
     #[test]

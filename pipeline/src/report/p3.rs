@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
-use crate::experiments::p3::P3Analysis;
+use crate::experiments::p3::{P3Analysis, Sensitivity, VerdictKind};
 use crate::prereg::P3Spec;
 
 /// `templates/p3.md.j2` as shipped; `--templates DIR` may replace it.
@@ -373,9 +373,39 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
             crate::experiments::p3::FLAP_REOPENS
         ));
     }
+    if let Some(s) = &a.sensitivity {
+        sensitivity_lines(&mut out, s, a.verdict.kind, c.with_signal);
+    }
     if !a.unobservable.is_empty() {
         out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
     }
     super::share_verdict_lines(&mut out, &a.verdict, "tasks needed", "eligible", &envelope.prereg);
     out
+}
+
+/// The stdout lines of [`Sensitivity`]: how many set-aside tasks would have to be genuine, or counted ones artifacts,
+/// before the verdict changes (the second only when it can).
+fn sensitivity_lines(out: &mut String, s: &Sensitivity, verdict: VerdictKind, with_signal: u64) {
+    if s.set_aside_only > 0 {
+        let holds = if s.set_aside_tolerated == s.set_aside_only {
+            format!("the verdict stays {verdict} even if all of them are genuine")
+        } else {
+            format!(
+                "the verdict stays {verdict} unless more than {} of them are genuine ({} if all are; read some: \
+                 excluded_by in {SIGNALS_CSV})",
+                s.set_aside_tolerated, s.if_all_set_aside_counted
+            )
+        };
+        out.push_str(&format!(
+            "  set aside       {} eligible tasks have only set-aside signals; {holds}\n",
+            s.set_aside_only
+        ));
+    }
+    if s.counted_tolerated < with_signal {
+        out.push_str(&format!(
+            "  counted         the verdict stays {verdict} unless more than {} of the {with_signal} tasks with a signal \
+             are artifacts ({} if none counts)\n",
+            s.counted_tolerated, s.if_none_counted
+        ));
+    }
 }
