@@ -947,6 +947,33 @@ fn set_aside_signals_read_where_the_verdict_rests_on_them() {
         ));
     }
     assert_eq!(found, SET_ASIDE_FOUND);
+    // A second reader, blind to the first, judged the 4 rows found genuine and 16 others drawn with a seed
+    // (second-reader/cases.csv): they agree on all 20.
+    let key = |r: &BTreeMap<String, String>| {
+        [&r["repo"], &r["task"], &r["signal"], &r["at"], &r["commit"]].map(|s| s.clone())
+    };
+    let mut first = BTreeMap::new();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p3-set-aside")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".judged.csv") {
+            first.extend(rows(&path).iter().map(|r| (key(r), r["genuine"].clone())));
+        }
+    }
+    let second = data_rows("p3-set-aside/second-reader/judged.csv");
+    assert_eq!(
+        second.iter().map(key).collect::<Vec<_>>(),
+        data_rows("p3-set-aside/second-reader/cases.csv")
+            .iter()
+            .map(key)
+            .collect::<Vec<_>>(),
+        "every drawn case judged, in order"
+    );
+    let mut pairs: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for r in &second {
+        *pairs.entry((first[&key(r)].clone(), r["genuine"].clone())).or_default() += 1;
+    }
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(pairs, BTreeMap::from([(pair("no", "no"), 16), (pair("yes", "yes"), 4)]));
 }
 
 /// Per history: genuine tasks among those read, the most of its set-aside-only tasks that can be genuine (95%), and
