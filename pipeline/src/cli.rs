@@ -232,7 +232,6 @@ pub enum Command {
         #[arg(long, help_heading = "Output")]
         json: bool,
     },
-    /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
     /// P2 pooled over repositories from report sets written elsewhere (`phase0 p2 --out`, one per repository)
     #[command(after_help = POOL_HELP)]
     Pool {
@@ -241,6 +240,7 @@ pub enum Command {
         #[arg(long, help_heading = "Output")]
         json: bool,
     },
+    /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
     #[command(after_help = P3_HELP)]
     P3 {
         #[command(flatten)]
@@ -300,6 +300,31 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Each command's one-line description is its own (a doc comment once slipped from `p3` onto `pool`, and `p3`
+    /// showed its options struct's).
+    #[test]
+    fn every_command_is_described_by_its_own_line() {
+        let about: Vec<(String, String)> = Cli::command()
+            .get_subcommands()
+            .map(|c| {
+                (
+                    c.get_name().to_owned(),
+                    c.get_about().map(|a| a.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let of = |name: &str| &about.iter().find(|(n, _)| n == name).unwrap().1;
+        assert!(of("p3").starts_with("P3 detectability: "), "{}", of("p3"));
+        assert!(of("pool").starts_with("P2 pooled over repositories"), "{}", of("pool"));
+        for (name, text) in &about {
+            assert!(!text.is_empty() && !text.contains("clap derives"), "{name}: {text:?}");
+            assert!(
+                about.iter().filter(|(_, t)| t == text).count() == 1,
+                "{name} shares its description"
+            );
+        }
     }
 
     #[test]
