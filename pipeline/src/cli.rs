@@ -140,6 +140,17 @@ Exit codes:
   1  runtime error: it could not be written
   2  usage error or bad input (as phase0 p2)";
 
+pub const P3_AUDIT_HELP: &str = "Examples:
+  phase0 p3 --repo . audit                   reports/p3/p3-audit.csv from this checkout's task files
+  phase0 p3 export.json audit --per-stratum 30 --out audit.csv
+
+Fill genuine (yes, no, unclear) and note, then give the sheet to `phase0 p3 … --audit SHEET` with the same inputs.
+
+Exit codes:
+  0  the sheet was written
+  1  runtime error: it could not be written
+  2  usage error or bad input (as phase0 p3)";
+
 pub const P3_HELP: &str = concat!(
     "Examples:
   phase0 p3 issues.json                       a board export (format sniffed) into reports/p3/
@@ -147,10 +158,13 @@ pub const P3_HELP: &str = concat!(
   phase0 p3 export.csv --format jira-csv --tz Europe/Berlin
   phase0 p3 tasks.parquet                     the plain task table as Parquet (list columns or JSON text)
   phase0 p3 --repo .                          the task files kept in the repository (.beads/issues.jsonl, data/)
+  phase0 p3 --repo . audit                    a sample sheet for a reader (reports/p3/p3-audit.csv)
+  phase0 p3 --repo . --audit reports/p3/p3-audit.csv  the verdict on the base rate corrected by the filled sheet
 
 ",
     experiment_exit_codes!(
-        "an unreadable or malformed export, unknown format or zone, no task file in --repo, prereg, template, date"
+        "an unreadable or malformed export, unknown format or zone, no task file in --repo, prereg, template, date, \
+         audit sheet"
     ),
     "
 
@@ -241,8 +255,12 @@ pub enum Command {
         json: bool,
     },
     /// P3 detectability: how often is a task's outcome machine-detectable within 30 days?
-    #[command(after_help = P3_HELP)]
+    // `phase0 p3 export.json audit`: the action after the inputs is the action, not another input.
+    #[command(after_help = P3_HELP, subcommand_precedence_over_arg = true)]
     P3 {
+        /// `audit`: write a sample sheet for a reader instead of the reports.
+        #[command(subcommand)]
+        action: Option<P3Action>,
         #[command(flatten)]
         args: P3Args,
         /// Print the report JSON instead of the summary block.
@@ -271,6 +289,22 @@ pub enum P2Action {
         per_stratum: Option<usize>,
         /// The sheet to write.
         #[arg(long, default_value = "reports/p2/p2-audit.csv")]
+        out: PathBuf,
+    },
+}
+
+/// `phase0 p3 <action>`.
+#[derive(Subcommand)]
+pub enum P3Action {
+    /// Write a seeded sample of the eligible tasks the rules decided about (counted, set aside) as a CSV sheet for a
+    /// reader.
+    #[command(after_help = P3_AUDIT_HELP)]
+    Audit {
+        /// Tasks sampled per stratum (default: the prereg's `[audit] per_stratum`).
+        #[arg(long)]
+        per_stratum: Option<usize>,
+        /// The sheet to write.
+        #[arg(long, default_value = "reports/p3/p3-audit.csv")]
         out: PathBuf,
     },
 }

@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use pipeline::cli::{Cli, Command, P2Action, Synth};
+use pipeline::cli::{Cli, Command, P2Action, P3Action, Synth};
 use pipeline::commands::{self, exit};
 
 // mimalloc keeps freed memory for reuse instead of handing it back to the system and faulting it in again: on a
@@ -101,7 +101,19 @@ fn main() -> ExitCode {
             commands::pool::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
             json,
         ),
-        Command::P3 { args, json } => print_outcome(
+        Command::P3 {
+            action: Some(P3Action::Audit { per_stratum, out }),
+            args,
+            ..
+        } => print_outcome(
+            commands::p3::write_audit(&args, per_stratum, &out).map(|o| (o.summary, o.json)),
+            false,
+        ),
+        Command::P3 {
+            action: None,
+            args,
+            json,
+        } => print_outcome(
             commands::p3::run(&args).map(|o| (o.summary + &commands::reports_line(&args.out), o.json)),
             json,
         ),

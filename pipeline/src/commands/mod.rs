@@ -114,6 +114,27 @@ pub fn write_report_set(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<P
     stage_and_rename(dir, files, Some((MANIFEST, &manifest)))
 }
 
+/// One file written atomically at `path` (its directory made if missing), such as an audit sheet (`--out`).
+pub(crate) fn write_file_atomically(path: &Path, bytes: Vec<u8>) -> Result<Vec<PathBuf>, CommandError> {
+    let (dir, file) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(file)) => (
+            if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            },
+            file.to_string_lossy().into_owned(),
+        ),
+        _ => {
+            return Err(CommandError::Input(format!(
+                "--out {}: not a file path",
+                path.display()
+            )));
+        }
+    };
+    write_all_atomically(dir, &[(file, bytes)])
+}
+
 /// Writes every `(name, bytes)` into `dir` so that a reader never sees a partial file: each goes to a temporary
 /// file in `dir` first (`.tmp-<pid>-…`), and only when all are complete are they renamed into place. Temporary
 /// files that a killed run left (their process is gone) are removed first.

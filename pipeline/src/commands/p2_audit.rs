@@ -173,18 +173,7 @@ pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
         })
         .collect();
     let bytes = audit::write_sheet(&rows).map_err(|e| input(&e))?;
-    let (dir, file) = match (args.sheet.parent(), args.sheet.file_name()) {
-        (Some(dir), Some(file)) => (
-            if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            },
-            file.to_string_lossy().into_owned(),
-        ),
-        _ => return Err(input(&format!("--out {}: not a file path", args.sheet.display()))),
-    };
-    let written = super::write_all_atomically(dir, &[(file, bytes)])?;
+    let written = super::write_file_atomically(&args.sheet, bytes)?;
     let strata = rows
         .iter()
         .map(|r| &r.stratum)

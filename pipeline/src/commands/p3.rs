@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{CommandError, write_report_set};
-use crate::experiments::p3;
+use crate::experiments::{p3, p3_audit};
 use crate::prereg::Prereg;
 use crate::report::envelope::{self, Envelope, InputFile, PreregRef};
 use crate::report::p3 as render;
@@ -55,6 +55,10 @@ pub struct P3Args {
     /// to when `.beads/config.yaml` names one, `sync-branch`, and this clone has it; else HEAD).
     #[arg(long, value_name = "REV", help_heading = "Task files in a repository")]
     pub history_rev: Option<String>,
+    /// A filled audit sheet (`phase0 p3 audit`): report what the reader found and decide the verdict on the base
+    /// rate corrected by it.
+    #[arg(long, value_name = "SHEET")]
+    pub audit: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -272,7 +276,15 @@ fn commit_mentions(
     Ok((mentions, summary))
 }
 
-pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
+/// Inputs read and analysed, before any report is rendered (shared by `phase0 p3` and `phase0 p3 audit`).
+struct Analysed {
+    prereg: Prereg<p3::P3Spec>,
+    template: String,
+    report: Envelope<render::P3Report>,
+    boards: Vec<board::Board>,
+}
+
+fn analyse(args: &P3Args) -> Result<Analysed, CommandError> {
     crate::timing::mark("p3: start");
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
     let mut prereg = Prereg::p3(args.prereg.as_deref()).map_err(|e| input(&e))?;
@@ -418,6 +430,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
             repository: commits.map(|(_, summary)| summary),
             task_files,
             analysis,
+            audit: None,
         },
     );
     if let Some(task_files) = &report.report.task_files
@@ -427,6 +440,36 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         report.error_code = Some("missing-objects".to_string());
     }
     report.inputs = files;
+    Ok(Analysed {
+        prereg,
+        template,
+        report,
+        boards,
+    })
+}
+
+pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    // A sheet that cannot be read fails before the inputs are.
+    let sheet = match &args.audit {
+        Some(path) => Some((
+            path.display().to_string(),
+            p3_audit::read_sheet_file(path).map_err(|e| input(&e))?,
+        )),
+        None => None,
+    };
+    let Analysed {
+        prereg,
+        template,
+        mut report,
+        boards,
+    } = analyse(args)?;
+    if let Some((path, rows)) = sheet {
+        let analysis = &mut report.report.analysis;
+        let audit = p3_audit::evaluate(path, &rows, analysis, &prereg.spec.audit, prereg.spec.alpha);
+        analysis.verdict = p3_audit::decide_on_corrected(&audit.raw_verdict, &audit.corrected, analysis.threshold);
+        report.report.audit = Some(audit);
+    }
     report.artifacts = vec![
         "p3.json".into(),
         "p3.md".into(),
@@ -472,4 +515,48 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
         .name("p3-free".into())
         .spawn(move || drop((report, boards)));
     Ok(P3Outcome { summary, json, written })
+}
+
+/// `phase0 p3 audit`: the sample sheet of the eligible tasks the rules decided about, instead of the reports.
+pub fn write_audit(
+    args: &P3Args,
+    per_stratum: Option<usize>,
+    sheet: &std::path::Path,
+) -> Result<P3Outcome, CommandError> {
+    let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    if args.audit.is_some() {
+        return Err(input(
+            &"--audit reads a filled sheet; `phase0 p3 audit` writes one: give one of them",
+        ));
+    }
+    let Analysed { prereg, report, .. } = analyse(args)?;
+    let mut spec = prereg.spec.audit.clone();
+    if let Some(n) = per_stratum {
+        spec.per_stratum = n;
+    }
+    let analysis = &report.report.analysis;
+    let rows = p3_audit::sample(analysis, &spec);
+    let bytes = p3_audit::write_sheet(&rows).map_err(|e| input(&e))?;
+    let written = super::write_file_atomically(sheet, bytes)?;
+    let of = |stratum: p3_audit::Stratum| rows.iter().filter(|r| r.stratum == stratum).count();
+    let c = &analysis.counts;
+    let summary = format!(
+        "P3 audit sheet — {} tasks with a signal of {}, {} with only set-aside signals of {} ({} eligible), at most {} \
+         per stratum, seed {}\n  written         {}\n  next            fill genuine (yes, no, unclear) and note; then \
+         `phase0 p3 … --audit {}` with the same inputs\n",
+        of(p3_audit::Stratum::Counted),
+        c.with_signal,
+        of(p3_audit::Stratum::SetAside),
+        c.set_aside_only,
+        c.eligible,
+        spec.per_stratum,
+        spec.seed,
+        sheet.display(),
+        sheet.display(),
+    );
+    Ok(P3Outcome {
+        summary,
+        json: Vec::new(),
+        written,
+    })
 }

@@ -7,6 +7,7 @@ pub mod p2;
 pub mod p2_audit;
 pub mod p2_pool;
 pub mod p3;
+pub mod p3_audit;
 
 use serde::Serialize;
 
@@ -42,6 +43,49 @@ pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdic
         .ok()
         .and_then(|z| crate::stats::wilson(successes.min(n), n, z).ok().flatten());
     decide_share_on(successes, n, share, rule)
+}
+
+/// The verdict decided on an audit-corrected interval of `statistic` (`None`: the audit gives none) instead of the
+/// raw one's, under the same rule: KILL when the whole interval lies below `threshold`, PASS when it lies at or
+/// above, else INCONCLUSIVE. A raw verdict that is INCONCLUSIVE for lack of `n` stays so.
+pub fn decide_on_corrected(
+    raw: &ShareVerdict,
+    corrected: Option<crate::stats::Interval>,
+    statistic: &str,
+    threshold: f64,
+) -> ShareVerdict {
+    if raw.n_still_needed > 0 {
+        return raw.clone();
+    }
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let (kind, reason) = match corrected {
+        None => (
+            VerdictKind::Inconclusive,
+            format!("the audit gives no corrected {statistic}"),
+        ),
+        Some(value) => {
+            let numbers = format!(
+                "audit-corrected {statistic} {} [{}, {}]",
+                pct(value.estimate),
+                pct(value.lo),
+                pct(value.hi)
+            );
+            let t = pct(threshold);
+            if value.estimate < threshold && value.hi < threshold {
+                (VerdictKind::Kill, format!("{numbers} lies below {t}"))
+            } else if value.estimate >= threshold && value.lo >= threshold {
+                (VerdictKind::Pass, format!("{numbers} lies at or above {t}"))
+            } else {
+                (VerdictKind::Inconclusive, format!("{numbers} straddles {t}"))
+            }
+        }
+    };
+    ShareVerdict {
+        kind,
+        reasons: vec![format!("decided on the audit-corrected interval: {reason}")],
+        n_required: raw.n_required,
+        n_still_needed: 0,
+    }
 }
 
 /// [`decide_share`] on a given interval of the share (`None`: it has none), such as a share pooled over

@@ -35,7 +35,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::ShareVerdict;
-use super::p1::VerdictKind;
 use super::p2::{Bucket, Failure, FailureKind};
 pub use crate::prereg::p2_audit::AuditSpec;
 use crate::scan::commits::short_id;
@@ -211,9 +210,16 @@ fn yes_no(value: &str) -> Option<Option<bool>> {
     }
 }
 
-/// Reads a sheet (`file` names it in errors). Every value of the reader's columns is checked; an unknown one is
-/// an error naming its line, as is a missing column or a row whose stratum does not match its bucket and rule.
-pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> {
+/// Where each column of a sheet is.
+pub(crate) type ColumnIndex = BTreeMap<&'static str, usize>;
+
+/// The records of a CSV sheet with their lines, and where each of `columns` is (a missing one is an error on line
+/// 1, a malformed row one on its line): what the P2 and P3 sheets share.
+pub(crate) fn sheet_records(
+    file: &str,
+    bytes: &[u8],
+    columns: &[&'static str],
+) -> Result<(ColumnIndex, Vec<(u64, csv::StringRecord)>), SheetError> {
     let error = |line: u64, message: String| SheetError {
         file: file.to_string(),
         line,
@@ -225,21 +231,38 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
         .map_err(|e| error(1, format!("not a CSV sheet: {e}")))?
         .clone();
     let mut index = BTreeMap::new();
-    for column in COLUMNS {
+    for &column in columns {
         let at = headers
             .iter()
             .position(|h| h.trim() == column)
             .ok_or_else(|| error(1, format!("the column {column:?} is missing")))?;
         index.insert(column, at);
     }
+    let records = reader
+        .records()
+        .map(|record| {
+            let record = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                error(line, format!("not a CSV row: {e}"))
+            })?;
+            Ok((record.position().map_or(0, |p| p.line()), record))
+        })
+        .collect::<Result<_, SheetError>>()?;
+    Ok((index, records))
+}
+
+/// Reads a sheet (`file` names it in errors). Every value of the reader's columns is checked; an unknown one is
+/// an error naming its line, as is a missing column or a row whose stratum does not match its bucket and rule.
+pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> {
+    let error = |line: u64, message: String| SheetError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let (index, records) = sheet_records(file, bytes, &COLUMNS)?;
     let mut rows = Vec::new();
     let mut seen: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            error(line, format!("not a CSV row: {e}"))
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
+    for (line, record) in records {
         let get = |column: &str| record.get(index[column]).unwrap_or_default().trim();
         let tool = bucket_of(get("tool_bucket"))
             .ok_or_else(|| error(line, format!("tool_bucket {:?} is not a bucket", get("tool_bucket"))))?;
@@ -336,14 +359,20 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
     Ok(rows)
 }
 
-/// Reads the sheet at `path`.
-pub fn read_sheet_file(path: &Path) -> Result<Vec<ReadRow>, SheetError> {
+/// The bytes of the sheet at `path` and the name errors give it.
+pub fn sheet_bytes(path: &Path) -> Result<(String, Vec<u8>), SheetError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| SheetError {
         file: file.clone(),
         line: 0,
         message: format!("cannot read: {e}"),
     })?;
+    Ok((file, bytes))
+}
+
+/// Reads the sheet at `path`.
+pub fn read_sheet_file(path: &Path) -> Result<Vec<ReadRow>, SheetError> {
+    let (file, bytes) = sheet_bytes(path)?;
     read_sheet(&file, &bytes)
 }
 
@@ -769,42 +798,10 @@ pub fn evaluate(
     }
 }
 
-/// The verdict decided on the corrected share's interval instead of the raw share's (same floor, same rule:
-/// KILL when the share and its whole interval lie below the floor, PASS when at or above, else INCONCLUSIVE).
-/// A raw verdict that is INCONCLUSIVE for lack of failures stays so.
+/// The verdict decided on the corrected share's interval instead of the raw share's ([`super::decide_on_corrected`]);
+/// with no audited classified failure there is no corrected share.
 pub fn decide_on_corrected(raw: &ShareVerdict, corrected: &CorrectedShare, threshold: f64) -> ShareVerdict {
-    if raw.n_still_needed > 0 {
-        return raw.clone();
-    }
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    let (kind, reason) = match corrected.share {
-        None => (
-            VerdictKind::Inconclusive,
-            "the audit gives no corrected share (no audited row is a classified failure)".to_string(),
-        ),
-        Some(share) => {
-            let numbers = format!(
-                "audit-corrected only-self-reflection share {} [{}, {}]",
-                pct(share.estimate),
-                pct(share.lo),
-                pct(share.hi)
-            );
-            let t = pct(threshold);
-            if share.estimate < threshold && share.hi < threshold {
-                (VerdictKind::Kill, format!("{numbers} lies below {t}"))
-            } else if share.estimate >= threshold && share.lo >= threshold {
-                (VerdictKind::Pass, format!("{numbers} lies at or above {t}"))
-            } else {
-                (VerdictKind::Inconclusive, format!("{numbers} straddles {t}"))
-            }
-        }
-    };
-    ShareVerdict {
-        kind,
-        reasons: vec![format!("decided on the audit-corrected interval: {reason}")],
-        n_required: raw.n_required,
-        n_still_needed: 0,
-    }
+    super::decide_on_corrected(raw, corrected.share, "only-self-reflection share", threshold)
 }
 
 /// The validation table of some audits as markdown: one row per repository, then all of them. The first columns

@@ -20,6 +20,18 @@ pub struct P3Spec {
     /// follow-ups; absent (version 1), none of them applies.
     #[serde(default)]
     pub history: Option<P3History>,
+    /// `phase0 p3 audit` and `--audit`: the sample per stratum, the seed, the draws of the corrected rate. Not a rule
+    /// of the analysis (defaults when absent).
+    #[serde(default = "p3_audit_default")]
+    pub audit: super::p2_audit::AuditSpec,
+}
+
+fn p3_audit_default() -> super::p2_audit::AuditSpec {
+    super::p2_audit::AuditSpec {
+        per_stratum: 20,
+        seed: 20_261_128,
+        replicates: 2000,
+    }
 }
 
 fn version_one() -> u32 {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::envelope::Envelope;
 use super::{TemplateError, percent, percent_ci};
 use crate::experiments::p3::{P3Analysis, Sensitivity, VerdictKind};
+use crate::experiments::p3_audit::P3Audit;
 use crate::prereg::P3Spec;
 
 /// `templates/p3.md.j2` as shipped; `--templates DIR` may replace it.
@@ -20,6 +21,9 @@ pub struct P3Report {
     /// Task files kept in git whose history was read (`--repo` without inputs, or `--data-dir`).
     pub task_files: Option<TaskFiles>,
     pub analysis: P3Analysis,
+    /// With `--audit SHEET`: what the reader found; the verdict in `analysis` is then decided on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<P3Audit>,
 }
 
 /// The task files read from a repository's history.
@@ -199,6 +203,11 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         input_rates: Vec<(String, String)>,
         exclusion_rules: Vec<(&'static str, &'static str)>,
         detection_svg: &'static str,
+        audit: &'a Option<P3Audit>,
+        /// Per stratum of the audit, genuine of read with its interval; the corrected rate and its interval.
+        audit_precision: Vec<String>,
+        audit_rate: String,
+        audit_rate_ci: String,
     }
     let analysis = &envelope.report.analysis;
     let view = View {
@@ -231,6 +240,27 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
             .copied()
             .collect(),
         detection_svg: DETECTION_SVG,
+        audit: &envelope.report.audit,
+        audit_precision: envelope
+            .report
+            .audit
+            .iter()
+            .flat_map(|a| &a.strata)
+            .map(|s| match s.precision {
+                None => "–".to_owned(),
+                some => format!("{} {}", percent(&some), percent_ci(&some)),
+            })
+            .collect(),
+        audit_rate: envelope
+            .report
+            .audit
+            .as_ref()
+            .map_or_else(String::new, |a| percent(&a.corrected.rate)),
+        audit_rate_ci: envelope
+            .report
+            .audit
+            .as_ref()
+            .map_or_else(String::new, |a| percent_ci(&a.corrected.rate)),
     };
     super::render_markdown("p3.md.j2", template, &view)
 }
@@ -374,7 +404,15 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
         ));
     }
     if let Some(s) = &a.sensitivity {
-        sensitivity_lines(&mut out, s, a.verdict.kind, c.with_signal);
+        // Computed on the rules' counts: with an audit, the verdict they speak of is the one before it.
+        let (label, verdict) = match &envelope.report.audit {
+            Some(audit) => ("the unaudited verdict", audit.raw_verdict.kind),
+            None => ("the verdict", a.verdict.kind),
+        };
+        sensitivity_lines(&mut out, s, label, verdict, c.with_signal);
+    }
+    if let Some(audit) = &envelope.report.audit {
+        audit_lines(&mut out, audit);
     }
     if !a.unobservable.is_empty() {
         out.push_str(&format!("  not observable  {}\n", a.unobservable.join(", ")));
@@ -385,13 +423,13 @@ pub fn stdout_block(envelope: &Envelope<P3Report>, spec: &P3Spec) -> String {
 
 /// The stdout lines of [`Sensitivity`]: how many set-aside tasks would have to be genuine, or counted ones artifacts,
 /// before the verdict changes (the second only when it can).
-fn sensitivity_lines(out: &mut String, s: &Sensitivity, verdict: VerdictKind, with_signal: u64) {
+fn sensitivity_lines(out: &mut String, s: &Sensitivity, label: &str, verdict: VerdictKind, with_signal: u64) {
     if s.set_aside_only > 0 {
         let holds = if s.set_aside_tolerated == s.set_aside_only {
-            format!("the verdict stays {verdict} even if all of them are genuine")
+            format!("{label} stays {verdict} even if all of them are genuine")
         } else {
             format!(
-                "the verdict stays {verdict} unless more than {} of them are genuine ({} if all are; read some: \
+                "{label} stays {verdict} unless more than {} of them are genuine ({} if all are; read some: \
                  excluded_by in {SIGNALS_CSV})",
                 s.set_aside_tolerated, s.if_all_set_aside_counted
             )
@@ -403,9 +441,48 @@ fn sensitivity_lines(out: &mut String, s: &Sensitivity, verdict: VerdictKind, wi
     }
     if s.counted_tolerated < with_signal {
         out.push_str(&format!(
-            "  counted         the verdict stays {verdict} unless more than {} of the {with_signal} tasks with a signal \
+            "  counted         {label} stays {verdict} unless more than {} of the {with_signal} tasks with a signal \
              are artifacts ({} if none counts)\n",
             s.counted_tolerated, s.if_none_counted
+        ));
+    }
+}
+
+/// The stdout lines of an audit read back: each stratum's reading, the corrected rate, the verdict before it.
+fn audit_lines(out: &mut String, audit: &P3Audit) {
+    let strata: Vec<String> = audit
+        .strata
+        .iter()
+        .filter(|s| s.population > 0)
+        .map(|s| match s.audited {
+            0 => format!("{} none read (kept as the rules decided)", s.stratum.id()),
+            n => format!(
+                "{} {} of {n} read genuine ({} {})",
+                s.stratum.id(),
+                s.genuine,
+                percent(&s.precision),
+                percent_ci(&s.precision)
+            ),
+        })
+        .collect();
+    out.push_str(&format!(
+        "  audit           {}: {}; audit-corrected base rate {} {} (verdict before the audit: {})\n",
+        audit.sheet,
+        if strata.is_empty() {
+            "no stratum to read".to_owned()
+        } else {
+            strata.join(", ")
+        },
+        percent(&audit.corrected.rate),
+        percent_ci(&audit.corrected.rate),
+        audit.raw_verdict.kind
+    ));
+    if audit.unmatched > 0 {
+        out.push_str(&format!(
+            "  audit rows      {} of the sheet's {} rows name no task of their stratum in this run (left out): {}\n",
+            audit.unmatched,
+            audit.rows,
+            audit.unmatched_examples.join(", ")
         ));
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::prereg::VerdictKind;
 
 const HAND_MADE: &str = include_str!("../../../tests/data/p2-audit/hand-made.csv");
 

@@ -1,0 +1,165 @@
+//! The P3 audit loop end to end (`phase0 p3 … audit`, then `--audit SHEET`): a sheet drawn from a run, filled by a
+//! reader, read back into a corrected base rate that decides the verdict.
+
+use std::path::{Path, PathBuf};
+
+use pipeline::commands::p3::{P3Args, run, write_audit};
+
+/// 100 completed tasks, 30 of them with an explicit `wrong` outcome: a base rate of 30% [21.9%, 39.6%], a PASS.
+fn export(dir: &Path) -> PathBuf {
+    let rows: String = (0..100)
+        .map(|i| {
+            let outcome = if i % 10 < 3 { "\"wrong\"" } else { "null" };
+            format!("{{\"id\":\"T-{i}\",\"status\":\"done\",\"completed_at\":\"2025-03-01T10:00:00Z\",\"outcome\":{outcome}}}\n")
+        })
+        .collect();
+    let path = dir.join("tasks.jsonl");
+    std::fs::write(&path, rows).unwrap();
+    path
+}
+
+fn args(dir: &Path, input: PathBuf, audit: Option<PathBuf>) -> P3Args {
+    P3Args {
+        inputs: vec![input],
+        format: "auto".into(),
+        out: dir.join("reports"),
+        as_of: Some("2026-01-01".into()),
+        audit,
+        ..P3Args::default()
+    }
+}
+
+#[test]
+fn a_reader_who_finds_most_signals_wrong_turns_a_pass_into_a_kill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = export(tmp.path());
+    let before = run(&args(tmp.path(), input.clone(), None)).unwrap();
+    assert!(
+        before.summary.contains("  verdict         PASS: "),
+        "{}",
+        before.summary
+    );
+
+    let sheet = tmp.path().join("audit.csv");
+    let written = write_audit(&args(tmp.path(), input.clone(), None), Some(20), &sheet).unwrap();
+    assert!(
+        written.summary.starts_with(
+            "P3 audit sheet — 20 tasks with a signal of 30, 0 with only set-aside signals of 0 (100 eligible)"
+        ),
+        "{}",
+        written.summary
+    );
+    let text = std::fs::read_to_string(&sheet).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines[0],
+        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note"
+    );
+    assert_eq!(lines.len(), 21);
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.contains(",counted,30,2025-03-01T10:00:00Z,wrong.explicit ")),
+        "{text}"
+    );
+    // The same run draws the same sheet.
+    write_audit(
+        &args(tmp.path(), input.clone(), None),
+        Some(20),
+        &tmp.path().join("again.csv"),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("again.csv")).unwrap(), text);
+
+    // The reader finds 4 of the 20 genuine.
+    for (i, line) in lines.iter_mut().enumerate().skip(1) {
+        line.truncate(line.len() - 2);
+        line.push_str(if i <= 4 { ",yes," } else { ",no," });
+    }
+    std::fs::write(&sheet, lines.join("\n") + "\n").unwrap();
+    let after = run(&args(tmp.path(), input.clone(), Some(sheet.clone()))).unwrap();
+    // (30 · 4/20) / 100 = 6%.
+    assert!(
+        after.summary.contains(&format!(
+            "  audit           {}: counted 4 of 20 read genuine (20.0% [8.1%, 41.6%]); audit-corrected base rate 6.0% ",
+            sheet.display()
+        )),
+        "{}",
+        after.summary
+    );
+    assert!(
+        after.summary.contains("(verdict before the audit: PASS)"),
+        "{}",
+        after.summary
+    );
+    // The rules' own sensitivity speaks of the verdict before the audit (PASS down to 28 of 100).
+    assert!(
+        after.summary.contains(
+            "  counted         the unaudited verdict stays PASS unless more than 2 of the 30 tasks with a signal are \
+             artifacts (KILL if none counts)"
+        ),
+        "{}",
+        after.summary
+    );
+    assert!(
+        after
+            .summary
+            .contains("  verdict         KILL: decided on the audit-corrected interval: audit-corrected detectable-outcome base rate 6.0% ["),
+        "{}",
+        after.summary
+    );
+    let json: serde_json::Value = serde_json::from_slice(&after.json).unwrap();
+    assert_eq!(json["report"]["audit"]["strata"][0]["genuine"], 4);
+    assert_eq!(json["report"]["audit"]["raw_verdict"]["kind"], "PASS");
+    assert_eq!(json["report"]["analysis"]["verdict"]["kind"], "KILL");
+    let markdown = std::fs::read_to_string(tmp.path().join("reports/p3.md")).unwrap();
+    assert!(
+        markdown.contains("| counted | 30 | 20 | 4 | 0 | 20.0% [8.1%, 41.6%] |"),
+        "{markdown}"
+    );
+    // Byte-identical reports from the same inputs and sheet.
+    assert_eq!(run(&args(tmp.path(), input, Some(sheet))).unwrap().json, after.json);
+}
+
+#[test]
+fn a_sheet_that_does_not_fit_is_named_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = export(tmp.path());
+    let sheet = tmp.path().join("bad.csv");
+    std::fs::write(
+        &sheet,
+        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\nx,T-0,counted,1,,,,perhaps,\n",
+    )
+    .unwrap();
+    let error = run(&args(tmp.path(), input.clone(), Some(sheet.clone()))).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}:2: genuine \"perhaps\" is not yes, no, unclear or empty",
+            sheet.display()
+        )
+    );
+    assert_eq!(error.exit_code(), 2);
+    assert!(!tmp.path().join("reports").exists(), "nothing written");
+    // Rows of tasks the run does not have in that stratum are left out and named.
+    std::fs::write(
+        &sheet,
+        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\nelsewhere.jsonl,T-0,counted,1,,,,no,\n",
+    )
+    .unwrap();
+    let outcome = run(&args(tmp.path(), input, Some(sheet))).unwrap();
+    assert!(
+        outcome.summary.contains(
+            "  audit rows      1 of the sheet's 1 rows name no task of their stratum in this run (left out): line 2 T-0"
+        ),
+        "{}",
+        outcome.summary
+    );
+    assert!(
+        outcome
+            .summary
+            .contains("counted none read (kept as the rules decided)"),
+        "{}",
+        outcome.summary
+    );
+}
