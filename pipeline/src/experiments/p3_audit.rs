@@ -26,7 +26,9 @@
 //! Its interval is the `alpha/2` and `1 − alpha/2` quantiles of draws from the Jeffreys posteriors of the three
 //! shares: `(π_c, π_s, π_0) ~ Dirichlet(k+½, m+½, n−k−m+½)`, `p_c ~ Beta(t_c+½, a_c−t_c+½)`,
 //! `p_s ~ Beta(t_s+½, a_s−t_s+½)`, rate `= π_c·p_c + π_s·p_s`. Unlike a percentile bootstrap it does not
-//! collapse when a stratum's reading finds none (0 of 8 genuine), the usual outcome for set-aside tasks. Draw `r`
+//! collapse when a stratum's reading finds none (0 of 8 genuine), the usual outcome for set-aside tasks; where the
+//! draws' quantiles leave out the point estimate (a rate of 0 when nothing read is genuine), the interval is widened
+//! to it. Draw `r`
 //! uses ChaCha8 seeded with `[audit] seed` on stream `r`. The test `corrected_rate_interval_coverage` checks its
 //! coverage against a simulation with known truth.
 
