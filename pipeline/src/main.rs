@@ -105,10 +105,19 @@ fn main() -> ExitCode {
             action: Some(P3Action::Audit { per_stratum, out }),
             args,
             ..
-        } => print_outcome(
-            commands::p3::write_audit(&args, per_stratum, &out).map(|o| (o.summary, o.json)),
-            false,
-        ),
+        } => {
+            // Before `audit`, --out names the reports directory, which a sheet does not use: say so, not ignore it.
+            let outcome = if args.out != std::path::Path::new("reports/p3") {
+                Err(commands::CommandError::Input(format!(
+                    "--out {} before `audit` names the reports directory; give the sheet's path after it: \
+                     `audit --out FILE`",
+                    args.out.display()
+                )))
+            } else {
+                commands::p3::write_audit(&args, per_stratum, &out)
+            };
+            print_outcome(outcome.map(|o| (o.summary, o.json)), false)
+        }
         Command::P3 {
             action: None,
             args,

@@ -163,3 +163,43 @@ fn a_sheet_that_does_not_fit_is_named_with_its_line() {
         outcome.summary
     );
 }
+
+#[test]
+fn a_sheet_with_nothing_read_decides_nothing_and_repeated_tasks_keep_their_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = export(tmp.path());
+    let sheet = tmp.path().join("empty.csv");
+    std::fs::write(
+        &sheet,
+        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\n",
+    )
+    .unwrap();
+    let outcome = run(&args(tmp.path(), input.clone(), Some(sheet))).unwrap();
+    assert!(
+        outcome.summary.contains("  verdict         PASS: ")
+            && outcome
+                .summary
+                .contains("the audit sheet has no row read (genuine yes or no), so it decides nothing"),
+        "{}",
+        outcome.summary
+    );
+    // The same export given twice: the run counts 60 tasks with a signal of 200; the sheet names each task once and
+    // gives the run's count as the stratum's size.
+    let mut twice = args(tmp.path(), input.clone(), None);
+    twice.inputs.push(input);
+    let path = tmp.path().join("twice.csv");
+    let written = write_audit(&twice, Some(100), &path).unwrap();
+    assert!(
+        written.summary.starts_with(
+            "P3 audit sheet — 30 tasks with a signal of 60, 0 with only set-aside signals of 0 (200 eligible)"
+        ),
+        "{}",
+        written.summary
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.contains(",counted,60,")).count(),
+        30,
+        "{text}"
+    );
+}

@@ -371,3 +371,39 @@ fn task_files_kept_in_git_show_reopens_with_dates() {
             .contains("--history-rev needs --repo and task files read from it (no board exports, or --data-dir)")
     );
 }
+
+/// `phase0 p3 FILE audit`: the action after the inputs is the action; `--out` before it names the reports directory,
+/// which a sheet does not use, so it is refused (exit 2) instead of ignored, and nothing is written.
+#[test]
+fn the_audit_action_follows_the_inputs_and_refuses_a_misplaced_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let jira = sample("jira.json");
+    let sheet = dir.path().join("sheet.csv");
+    let output = e2e::phase0()
+        .current_dir(dir.path())
+        .args(["p3", jira.to_str().unwrap(), "--as-of", "2026-01-01", "audit", "--out"])
+        .arg(&sheet)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&sheet).unwrap();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert!(text.contains(",SHOP-3,counted,3,"), "{text}");
+    let misplaced = e2e::phase0()
+        .current_dir(dir.path())
+        .args(["p3", jira.to_str().unwrap(), "--out", "elsewhere.csv", "audit"])
+        .output()
+        .unwrap();
+    assert_eq!(misplaced.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&misplaced.stderr),
+        "phase0: --out elsewhere.csv before `audit` names the reports directory; give the sheet's path after it: \
+         `audit --out FILE`\n"
+    );
+    assert!(!dir.path().join("elsewhere.csv").exists() && !dir.path().join("reports").exists());
+}

@@ -467,7 +467,7 @@ pub fn run(args: &P3Args) -> Result<P3Outcome, CommandError> {
     if let Some((path, rows)) = sheet {
         let analysis = &mut report.report.analysis;
         let audit = p3_audit::evaluate(path, &rows, analysis, &prereg.spec.audit, prereg.spec.alpha);
-        analysis.verdict = p3_audit::decide_on_corrected(&audit.raw_verdict, &audit.corrected, analysis.threshold);
+        analysis.verdict = p3_audit::decide_on_corrected(&audit, analysis.threshold);
         report.report.audit = Some(audit);
     }
     report.artifacts = vec![

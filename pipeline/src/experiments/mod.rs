@@ -45,13 +45,15 @@ pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdic
     decide_share_on(successes, n, share, rule)
 }
 
-/// The verdict decided on an audit-corrected interval of `statistic` (`None`: the audit gives none) instead of the
+/// The verdict decided on an audit-corrected interval of `statistic` (`None`: the audit gives none, and the reason is
+/// `without_interval`) instead of the
 /// raw one's, under the same rule: KILL when the whole interval lies below `threshold`, PASS when it lies at or
 /// above, else INCONCLUSIVE. A raw verdict that is INCONCLUSIVE for lack of `n` stays so.
 pub fn decide_on_corrected(
     raw: &ShareVerdict,
     corrected: Option<crate::stats::Interval>,
     statistic: &str,
+    without_interval: &str,
     threshold: f64,
 ) -> ShareVerdict {
     if raw.n_still_needed > 0 {
@@ -59,10 +61,7 @@ pub fn decide_on_corrected(
     }
     let pct = |x: f64| format!("{:.1}%", x * 100.0);
     let (kind, reason) = match corrected {
-        None => (
-            VerdictKind::Inconclusive,
-            format!("the audit gives no corrected {statistic}"),
-        ),
+        None => (VerdictKind::Inconclusive, without_interval.to_string()),
         Some(value) => {
             let numbers = format!(
                 "audit-corrected {statistic} {} [{}, {}]",

@@ -801,7 +801,13 @@ pub fn evaluate(
 /// The verdict decided on the corrected share's interval instead of the raw share's ([`super::decide_on_corrected`]);
 /// with no audited classified failure there is no corrected share.
 pub fn decide_on_corrected(raw: &ShareVerdict, corrected: &CorrectedShare, threshold: f64) -> ShareVerdict {
-    super::decide_on_corrected(raw, corrected.share, "only-self-reflection share", threshold)
+    super::decide_on_corrected(
+        raw,
+        corrected.share,
+        "only-self-reflection share",
+        "the audit gives no corrected share (no audited row is a classified failure)",
+        threshold,
+    )
 }
 
 /// The validation table of some audits as markdown: one row per repository, then all of them. The first columns

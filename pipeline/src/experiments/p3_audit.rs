@@ -23,27 +23,28 @@
 //! With `n` eligible tasks, `k` counted, `m` set aside, and in the sheet `t_c` of `a_c` audited counted tasks and
 //! `t_s` of `a_s` audited set-aside ones genuine, the corrected rate is `(k·t_c/a_c + m·t_s/a_s) / n`. A stratum
 //! with no audited row keeps the rules' decision (ratio 1 for counted, 0 for set-aside) and is named unaudited.
-//! Its interval is the `alpha/2` and `1 − alpha/2` quantiles of draws from the Jeffreys posteriors of the three
-//! shares: `(π_c, π_s, π_0) ~ Dirichlet(k+½, m+½, n−k−m+½)`, `p_c ~ Beta(t_c+½, a_c−t_c+½)`,
-//! `p_s ~ Beta(t_s+½, a_s−t_s+½)`, rate `= π_c·p_c + π_s·p_s`. Unlike a percentile bootstrap it does not
-//! collapse when a stratum's reading finds none (0 of 8 genuine), the usual outcome for set-aside tasks; where the
-//! draws' quantiles leave out the point estimate (a rate of 0 when nothing read is genuine), the interval is widened
-//! to it. Draw `r`
-//! uses ChaCha8 seeded with `[audit] seed` on stream `r`. The test `corrected_rate_interval_coverage` checks its
-//! coverage against a simulation with known truth.
+//! Its interval is the `alpha/2` and `1 − alpha/2` quantiles of draws in two steps. First the genuine tasks among
+//! those not read, per stratum: `t + Binomial(N − a, p)` with `p ~ Beta(t+½, a−t+½)` (Jeffreys), so that a stratum
+//! read whole (a census) gives its count and a reading that finds none genuine (0 of 8, the usual outcome for
+//! set-aside tasks) still leaves room for some; an unread stratum gives the rules' decision. Then the rate given `G`
+//! genuine tasks of `n`: `Beta(G+½, n−G+½)`, the Jeffreys interval of the raw rate when nothing is corrected. Where
+//! the quantiles leave out the point estimate (a rate of 0 when nothing read is genuine), the interval is widened to
+//! it. Draw `r` uses ChaCha8 seeded with `[audit] seed` on stream `r`. The test `corrected_rate_interval_coverage`
+//! checks its coverage against a simulation with known truth. A sheet with no row read decides nothing: the verdict
+//! stays the rules'.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Beta, Distribution, Gamma};
+use rand_distr::{Beta, Binomial, Distribution};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::p2_audit::SheetError;
 use super::p3::{P3Analysis, Verdict};
-pub use crate::prereg::p2_audit::AuditSpec;
+pub use crate::prereg::p3::P3AuditSpec as AuditSpec;
 use crate::stats::{self, Interval};
 
 /// The sheet's columns, in order.
@@ -128,13 +129,19 @@ fn strata(analysis: &P3Analysis) -> BTreeMap<(String, String), (Stratum, String,
     out
 }
 
+/// The eligible tasks of each stratum, as the run counts them (an export that repeats an id counts it twice; the
+/// sheet names it once).
+fn populations(analysis: &P3Analysis) -> BTreeMap<Stratum, u64> {
+    BTreeMap::from([
+        (Stratum::Counted, analysis.counts.with_signal),
+        (Stratum::SetAside, analysis.counts.set_aside_only),
+    ])
+}
+
 /// The tasks to put on a sheet: per stratum, the first `per_stratum` by sha256(seed:input:task), in that order.
 pub fn sample(analysis: &P3Analysis, spec: &AuditSpec) -> Vec<SheetRow> {
     let all = strata(analysis);
-    let mut sizes: BTreeMap<Stratum, u64> = BTreeMap::new();
-    for (stratum, _, _) in all.values() {
-        *sizes.entry(*stratum).or_default() += 1;
-    }
+    let sizes = populations(analysis);
     let mut keyed: Vec<(Stratum, String, SheetRow)> = all
         .into_iter()
         .map(|((input, task), (stratum, completed, evidence))| {
@@ -326,25 +333,31 @@ fn corrected_rate(n: u64, shares: [(u64, u64, u64); 2], spec: &AuditSpec, alpha:
     let rate = (n > 0).then(|| {
         let estimate = (k as f64 * ratio(t_c, a_c, 1.0) + m as f64 * ratio(t_s, a_s, 0.0)) / n as f64;
         let half = 0.5;
-        let gamma = |shape: f64| Gamma::new(shape, 1.0).expect("a positive shape");
-        let (g_c, g_s, g_0) = (
-            gamma(k as f64 + half),
-            gamma(m as f64 + half),
-            gamma(n.saturating_sub(k + m) as f64 + half),
-        );
-        let beta =
-            |t: u64, a: u64| (a > 0).then(|| Beta::new(t as f64 + half, (a - t) as f64 + half).expect("positive"));
-        let (b_c, b_s) = (beta(t_c, a_c), beta(t_s, a_s));
+        // Per stratum: the genuine tasks among those not read, given the reading (none read: the rules' decision).
+        let stratum = |population: u64, t: u64, a: u64, unaudited: bool| {
+            let unread = population.saturating_sub(a);
+            let share = (a > 0).then(|| Beta::new(t as f64 + half, (a - t) as f64 + half).expect("positive"));
+            move |rng: &mut ChaCha8Rng| match &share {
+                None if unaudited => population,
+                None => 0,
+                // All read: the count itself (and no draw, so a census gives the same interval as the rules).
+                Some(_) if unread == 0 => t,
+                Some(share) => {
+                    let p: f64 = share.sample(rng);
+                    t + Binomial::new(unread, p.clamp(0.0, 1.0)).map_or(0, |b| b.sample(rng))
+                }
+            }
+        };
+        let (counted, set_aside) = (stratum(k, t_c, a_c, true), stratum(m, t_s, a_s, false));
         let mut values: Vec<f64> = (0..spec.replicates)
             .into_par_iter()
             .map(|r| {
                 let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
                 rng.set_stream(u64::from(r));
-                let (x_c, x_s, x_0) = (g_c.sample(&mut rng), g_s.sample(&mut rng), g_0.sample(&mut rng));
-                let total = x_c + x_s + x_0;
-                let p_c = b_c.as_ref().map_or(1.0, |b| b.sample(&mut rng));
-                let p_s = b_s.as_ref().map_or(0.0, |b| b.sample(&mut rng));
-                (x_c * p_c + x_s * p_s) / total
+                let genuine = (counted(&mut rng) + set_aside(&mut rng)).min(n);
+                Beta::new(genuine as f64 + half, (n - genuine) as f64 + half)
+                    .expect("positive")
+                    .sample(&mut rng)
             })
             .collect();
         let (lo, hi) = stats::bootstrap::percentile_interval(&mut values, alpha).unwrap_or((estimate, estimate));
@@ -367,10 +380,7 @@ fn corrected_rate(n: u64, shares: [(u64, u64, u64); 2], spec: &AuditSpec, alpha:
 pub fn evaluate(sheet: String, rows: &[ReadRow], analysis: &P3Analysis, spec: &AuditSpec, alpha: f64) -> P3Audit {
     let z = stats::z_two_sided(alpha).unwrap_or(1.959_963_984_540_054);
     let run = strata(analysis);
-    let mut population: BTreeMap<Stratum, u64> = BTreeMap::new();
-    for (stratum, _, _) in run.values() {
-        *population.entry(*stratum).or_default() += 1;
-    }
+    let population = populations(analysis);
     let mut tallies: BTreeMap<Stratum, (u64, u64, u64, u64)> = BTreeMap::new();
     let mut unmatched_examples = Vec::new();
     let mut unmatched = 0;
@@ -400,7 +410,7 @@ pub fn evaluate(sheet: String, rows: &[ReadRow], analysis: &P3Analysis, spec: &A
             let (rows, audited, genuine, unclear) = tallies.get(&stratum).copied().unwrap_or_default();
             StratumAudit {
                 stratum,
-                population: population.get(&stratum).copied().unwrap_or(0),
+                population: population[&stratum],
                 rows,
                 audited,
                 genuine,
@@ -427,8 +437,22 @@ pub fn evaluate(sheet: String, rows: &[ReadRow], analysis: &P3Analysis, spec: &A
 }
 
 /// The verdict decided on the corrected rate's interval instead of the raw one's ([`super::decide_on_corrected`]).
-pub fn decide_on_corrected(raw: &Verdict, corrected: &CorrectedRate, threshold: f64) -> Verdict {
-    super::decide_on_corrected(raw, corrected.rate, "detectable-outcome base rate", threshold)
+/// A sheet with no audited row decides nothing: the verdict stays the rules', and says so.
+pub fn decide_on_corrected(audit: &P3Audit, threshold: f64) -> Verdict {
+    if audit.strata.iter().all(|s| s.audited == 0) {
+        let mut verdict = audit.raw_verdict.clone();
+        verdict
+            .reasons
+            .push("the audit sheet has no row read (genuine yes or no), so it decides nothing".into());
+        return verdict;
+    }
+    super::decide_on_corrected(
+        &audit.raw_verdict,
+        audit.corrected.rate,
+        "detectable-outcome base rate",
+        "the audit gives no corrected rate",
+        threshold,
+    )
 }
 
 #[cfg(test)]

@@ -219,10 +219,22 @@ impl Prereg<P3Spec> {
     }
 }
 
+/// An `[audit]` table's bounds (P2's and P3's): a sample of 1 to 1000 per stratum, 100 to 100,000 draws.
+fn validate_audit(per_stratum: usize, replicates: u32) -> Result<(), String> {
+    if !(1..=1000).contains(&per_stratum) {
+        return Err(format!("audit.per_stratum = {per_stratum} is outside [1, 1000]"));
+    }
+    if !(100..=100_000).contains(&replicates) {
+        return Err(format!("audit.replicates = {replicates} is outside [100, 100000]"));
+    }
+    Ok(())
+}
+
 fn validate_p3(spec: &P3Spec) -> Result<(), String> {
     if spec.experiment != "p3" {
         return Err(format!("experiment = {:?}, expected \"p3\"", spec.experiment));
     }
+    validate_audit(spec.audit.per_stratum, spec.audit.replicates)?;
     for (name, value) in [
         ("alpha", spec.alpha),
         ("kill.base_rate_below", spec.kill.base_rate_below),
@@ -387,18 +399,7 @@ fn validate_p2(spec: &P2Spec) -> Result<(), String> {
     if spec.sample.per_bucket > 1000 {
         return Err(format!("sample.per_bucket = {} exceeds 1000", spec.sample.per_bucket));
     }
-    if !(1..=1000).contains(&spec.audit.per_stratum) {
-        return Err(format!(
-            "audit.per_stratum = {} is outside [1, 1000]",
-            spec.audit.per_stratum
-        ));
-    }
-    if !(100..=100_000).contains(&spec.audit.replicates) {
-        return Err(format!(
-            "audit.replicates = {} is outside [100, 100000]",
-            spec.audit.replicates
-        ));
-    }
+    validate_audit(spec.audit.per_stratum, spec.audit.replicates)?;
     // Every pattern must be able to match something, and only what it says: no empty entries (an empty
     // prefix would match every subject), keywords with at least one word, types that are one word.
     let lists: [(&str, &[String], bool); 11] = [
@@ -664,6 +665,18 @@ mod tests {
             "{error}"
         );
         assert!(error.starts_with(&path.display().to_string()), "{error}");
+        // The audit's draws and sample, bounded as P2's; a table without a key takes P3's default for it.
+        assert_eq!(
+            error_with("replicates = 2000", "replicates = 0"),
+            format!("{}:1: audit.replicates = 0 is outside [100, 100000]", path.display())
+        );
+        assert_eq!(
+            error_with("per_stratum = 20", "per_stratum = 0"),
+            format!("{}:1: audit.per_stratum = 0 is outside [1, 1000]", path.display())
+        );
+        std::fs::write(&path, P3_DEFAULT.replace("per_stratum = 20\n", "")).unwrap();
+        assert_eq!(Prereg::p3(Some(&path)).unwrap().spec.audit, p3::P3AuditSpec::default());
+        assert_eq!(prereg.spec.audit, p3::P3AuditSpec::default());
         assert_eq!(prereg.spec.version, 11);
         let history = prereg.spec.history.as_ref().unwrap();
         assert_eq!(

@@ -22,15 +22,29 @@ pub struct P3Spec {
     pub history: Option<P3History>,
     /// `phase0 p3 audit` and `--audit`: the sample per stratum, the seed, the draws of the corrected rate. Not a rule
     /// of the analysis (defaults when absent).
-    #[serde(default = "p3_audit_default")]
-    pub audit: super::p2_audit::AuditSpec,
+    #[serde(default)]
+    pub audit: P3AuditSpec,
 }
 
-fn p3_audit_default() -> super::p2_audit::AuditSpec {
-    super::p2_audit::AuditSpec {
-        per_stratum: 20,
-        seed: 20_261_128,
-        replicates: 2000,
+/// The `[audit]` table of `experiments/p3.toml` (optional: these defaults, for the table or any key of it, when
+/// absent).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct P3AuditSpec {
+    /// Eligible tasks sampled per stratum (counted, set aside) by `phase0 p3 audit`.
+    pub per_stratum: usize,
+    /// Seeds the sample order (sha256 of seed, input and task) and the draws of the corrected rate.
+    pub seed: u64,
+    pub replicates: u32,
+}
+
+impl Default for P3AuditSpec {
+    fn default() -> Self {
+        Self {
+            per_stratum: 20,
+            seed: 20_261_128,
+            replicates: 2000,
+        }
     }
 }
 

@@ -95,13 +95,34 @@ fn the_verdict_is_decided_on_the_corrected_interval() {
         n_required: 50,
         n_still_needed: 0,
     };
-    let corrected = |estimate, lo, hi| CorrectedRate {
-        method: CORRECTED_METHOD,
-        rate: Some(Interval { estimate, lo, hi }),
-        draws: 1,
-        seed: 1,
+    let audit = |raw: &Verdict, audited: u64| P3Audit {
+        sheet: "a.csv".into(),
+        rows: audited,
+        unmatched: 0,
+        unmatched_examples: Vec::new(),
+        strata: vec![StratumAudit {
+            stratum: Stratum::Counted,
+            population: 10,
+            rows: audited,
+            audited,
+            genuine: 0,
+            unclear: 0,
+            precision: None,
+        }],
+        unaudited_strata: Vec::new(),
+        corrected: CorrectedRate {
+            method: CORRECTED_METHOD,
+            rate: Some(Interval {
+                estimate: 0.05,
+                lo: 0.02,
+                hi: 0.12,
+            }),
+            draws: 1,
+            seed: 1,
+        },
+        raw_verdict: raw.clone(),
     };
-    let kill = decide_on_corrected(&raw, &corrected(0.05, 0.02, 0.12), 0.2);
+    let kill = decide_on_corrected(&audit(&raw, 3), 0.2);
     assert_eq!(kill.kind, VerdictKind::Kill);
     assert_eq!(
         kill.reasons,
@@ -115,7 +136,44 @@ fn the_verdict_is_decided_on_the_corrected_interval() {
         n_still_needed: 40,
         ..raw.clone()
     };
-    assert_eq!(decide_on_corrected(&small, &corrected(0.05, 0.02, 0.12), 0.2), small);
+    assert_eq!(decide_on_corrected(&audit(&small, 3), 0.2), small);
+    // A sheet with no row read decides nothing, whatever its interval says.
+    let unread = decide_on_corrected(&audit(&raw, 0), 0.2);
+    assert_eq!(unread.kind, VerdictKind::Inconclusive);
+    assert_eq!(
+        unread.reasons,
+        [
+            "raw",
+            "the audit sheet has no row read (genuine yes or no), so it decides nothing"
+        ]
+    );
+}
+
+/// Reading every counted task and finding all genuine (a census) gives the raw rate's own interval, not a lower one;
+/// finding all of a sample genuine keeps the point and leaves room below it for the tasks not read.
+#[test]
+fn confirming_the_counted_signals_does_not_lower_the_rate() {
+    let jeffreys = corrected_rate(60, [(6, 0, 0), (0, 0, 0)], &spec(4000), 0.05)
+        .rate
+        .unwrap();
+    let census = corrected_rate(60, [(6, 6, 6), (0, 0, 0)], &spec(4000), 0.05)
+        .rate
+        .unwrap();
+    assert_eq!(census, jeffreys);
+    assert!((census.estimate - 0.1).abs() < 1e-12);
+    let sampled = corrected_rate(100, [(25, 20, 20), (0, 0, 0)], &spec(4000), 0.05)
+        .rate
+        .unwrap();
+    assert!((sampled.estimate - 0.25).abs() < 1e-12);
+    let unread = corrected_rate(100, [(25, 0, 0), (0, 0, 0)], &spec(4000), 0.05)
+        .rate
+        .unwrap();
+    // The first form of the draws (a share drawn for the whole stratum) put 20 of 20 at [16.7%, 33.0%] against the
+    // rules' [17.5%, 34.3%]; drawing only the 5 not read keeps it within a fraction of a point.
+    assert!(
+        (sampled.lo - unread.lo).abs() < 0.005 && (sampled.hi - unread.hi).abs() < 0.005,
+        "{sampled:?} {unread:?}"
+    );
 }
 
 /// The interval's coverage against a simulation with known truth: each run draws `n` tasks into counted / set aside
