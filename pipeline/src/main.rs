@@ -107,7 +107,7 @@ fn main() -> ExitCode {
             ..
         } => {
             // Before `audit`, --out names the reports directory, which a sheet does not use: say so, not ignore it.
-            let outcome = if args.out != std::path::Path::new("reports/p3") {
+            let outcome = if args.out != std::path::Path::new(commands::p3::DEFAULT_OUT) {
                 Err(commands::CommandError::Input(format!(
                     "--out {} before `audit` names the reports directory; give the sheet's path after it: \
                      `audit --out FILE`",

@@ -183,6 +183,12 @@ fn a_sheet_with_nothing_read_decides_nothing_and_repeated_tasks_keep_their_count
         "{}",
         outcome.summary
     );
+    let markdown = std::fs::read_to_string(tmp.path().join("reports/p3.md")).unwrap();
+    assert!(
+        markdown
+            .contains("No row of the sheet was read, so the audit decides nothing:\nthe verdict above is the rules'."),
+        "{markdown}"
+    );
     // The same export given twice: the run counts 60 tasks with a signal of 200; the sheet names each task once and
     // gives the run's count as the stratum's size.
     let mut twice = args(tmp.path(), input.clone(), None);

@@ -10,6 +10,9 @@ use crate::report::envelope::{self, Envelope, InputFile, PreregRef};
 use crate::report::p3 as render;
 use crate::scan::board::{self, Format};
 
+/// `--out` when not given.
+pub const DEFAULT_OUT: &str = "reports/p3";
+
 /// The options of `phase0 p3` (clap derives its command line from them, [`crate::cli`]).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct P3Args {
@@ -31,7 +34,7 @@ pub struct P3Args {
     #[arg(long)]
     pub prereg: Option<PathBuf>,
     /// Where p3.json and p3.md go.
-    #[arg(long, default_value = "reports/p3", help_heading = "Output")]
+    #[arg(long, default_value = DEFAULT_OUT, help_heading = "Output")]
     pub out: PathBuf,
     /// The as-of date (YYYY-MM-DD or RFC 3339) for windows and the report; default SOURCE_DATE_EPOCH, else
     /// the newest date in the inputs.

@@ -45,10 +45,9 @@ pub fn decide_share(successes: u64, n: u64, rule: &ShareRule<'_>) -> ShareVerdic
     decide_share_on(successes, n, share, rule)
 }
 
-/// The verdict decided on an audit-corrected interval of `statistic` (`None`: the audit gives none, and the reason is
-/// `without_interval`) instead of the
-/// raw one's, under the same rule: KILL when the whole interval lies below `threshold`, PASS when it lies at or
-/// above, else INCONCLUSIVE. A raw verdict that is INCONCLUSIVE for lack of `n` stays so.
+/// The verdict decided on an audit-corrected interval of `statistic` instead of the raw one's, under the same rule:
+/// KILL when the whole interval lies below `threshold`, PASS when it lies at or above, else INCONCLUSIVE (`None`: the
+/// audit gives no interval, for the reason `without_interval`). A raw verdict INCONCLUSIVE for lack of `n` stays so.
 pub fn decide_on_corrected(
     raw: &ShareVerdict,
     corrected: Option<crate::stats::Interval>,

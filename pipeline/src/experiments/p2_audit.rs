@@ -213,14 +213,17 @@ fn yes_no(value: &str) -> Option<Option<bool>> {
 /// Where each column of a sheet is.
 pub(crate) type ColumnIndex = BTreeMap<&'static str, usize>;
 
-/// The records of a CSV sheet with their lines, and where each of `columns` is (a missing one is an error on line
-/// 1, a malformed row one on its line): what the P2 and P3 sheets share.
-pub(crate) fn sheet_records(
-    file: &str,
-    bytes: &[u8],
+/// A record of a sheet with its line, or what is wrong with it.
+pub(crate) type SheetRecord = Result<(u64, csv::StringRecord), SheetError>;
+
+/// The records of a CSV sheet with their lines, read as they are asked for, and where each of `columns` is (a
+/// missing one is an error on line 1, a malformed row one on its line): what the P2 and P3 sheets share.
+pub(crate) fn sheet_records<'a>(
+    file: &'a str,
+    bytes: &'a [u8],
     columns: &[&'static str],
-) -> Result<(ColumnIndex, Vec<(u64, csv::StringRecord)>), SheetError> {
-    let error = |line: u64, message: String| SheetError {
+) -> Result<(ColumnIndex, impl Iterator<Item = SheetRecord> + 'a), SheetError> {
+    let error = move |line: u64, message: String| SheetError {
         file: file.to_string(),
         line,
         message,
@@ -238,16 +241,13 @@ pub(crate) fn sheet_records(
             .ok_or_else(|| error(1, format!("the column {column:?} is missing")))?;
         index.insert(column, at);
     }
-    let records = reader
-        .records()
-        .map(|record| {
-            let record = record.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
-                error(line, format!("not a CSV row: {e}"))
-            })?;
-            Ok((record.position().map_or(0, |p| p.line()), record))
-        })
-        .collect::<Result<_, SheetError>>()?;
+    let records = reader.into_records().map(move |record| {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            error(line, format!("not a CSV row: {e}"))
+        })?;
+        Ok((record.position().map_or(0, |p| p.line()), record))
+    });
     Ok((index, records))
 }
 
@@ -262,7 +262,8 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
     let (index, records) = sheet_records(file, bytes, &COLUMNS)?;
     let mut rows = Vec::new();
     let mut seen: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-    for (line, record) in records {
+    for record in records {
+        let (line, record) = record?;
         let get = |column: &str| record.get(index[column]).unwrap_or_default().trim();
         let tool = bucket_of(get("tool_bucket"))
             .ok_or_else(|| error(line, format!("tool_bucket {:?} is not a bucket", get("tool_bucket"))))?;

@@ -237,7 +237,8 @@ pub fn read_sheet(file: &str, bytes: &[u8]) -> Result<Vec<ReadRow>, SheetError> 
     let (index, records) = super::p2_audit::sheet_records(file, bytes, &["input", "task", "stratum", "genuine"])?;
     let mut rows = Vec::new();
     let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
-    for (line, record) in records {
+    for record in records {
+        let (line, record) = record?;
         let get = |column: &str| record.get(index[column]).unwrap_or_default().trim();
         let stratum = Stratum::of(get("stratum")).ok_or_else(|| {
             error(

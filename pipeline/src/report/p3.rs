@@ -210,6 +210,9 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
         audit_rate_ci: String,
     }
     let analysis = &envelope.report.analysis;
+    let (audit_rate, audit_rate_ci) = envelope.report.audit.as_ref().map_or_else(Default::default, |a| {
+        (percent(&a.corrected.rate), percent_ci(&a.corrected.rate))
+    });
     let view = View {
         prereg_title: &spec.title,
         kill_text: &spec.kill.text,
@@ -251,16 +254,8 @@ pub fn markdown(template: &str, envelope: &Envelope<P3Report>, spec: &P3Spec) ->
                 some => format!("{} {}", percent(&some), percent_ci(&some)),
             })
             .collect(),
-        audit_rate: envelope
-            .report
-            .audit
-            .as_ref()
-            .map_or_else(String::new, |a| percent(&a.corrected.rate)),
-        audit_rate_ci: envelope
-            .report
-            .audit
-            .as_ref()
-            .map_or_else(String::new, |a| percent_ci(&a.corrected.rate)),
+        audit_rate,
+        audit_rate_ci,
     };
     super::render_markdown("p3.md.j2", template, &view)
 }

@@ -55,6 +55,13 @@ fn a_filled_sheet_reads_back_and_bad_rows_name_their_line() {
         "a.csv:2: not a CSV row: CSV error: record 1 (line: 2, byte: 76): found record with 3 fields, but the previous \
          record has 9 fields"
     );
+    // Rows are read in order: a bad value is named before a malformed row below it (the shared sheet reader).
+    assert_eq!(
+        error(&format!(
+            "{HEADER}.beads,bd-1,counted,3,,s,,maybe,\n.beads,bd-2,counted\n"
+        )),
+        "a.csv:2: genuine \"maybe\" is not yes, no, unclear or empty"
+    );
 }
 
 #[test]
