@@ -10,7 +10,7 @@ fn export(dir: &Path) -> PathBuf {
     let rows: String = (0..100)
         .map(|i| {
             let outcome = if i % 10 < 3 { "\"wrong\"" } else { "null" };
-            format!("{{\"id\":\"T-{i}\",\"status\":\"done\",\"completed_at\":\"2025-03-01T10:00:00Z\",\"outcome\":{outcome}}}\n")
+            format!("{{\"id\":\"T-{i}\",\"title\":\"Task number {i}\",\"status\":\"done\",\"completed_at\":\"2025-03-01T10:00:00Z\",\"outcome\":{outcome}}}\n")
         })
         .collect();
     let path = dir.join("tasks.jsonl");
@@ -44,7 +44,7 @@ fn a_reader_who_finds_most_signals_wrong_turns_a_pass_into_a_kill() {
     let written = write_audit(&args(tmp.path(), input.clone(), None), Some(20), &sheet).unwrap();
     assert!(
         written.summary.starts_with(
-            "P3 audit sheet — 20 tasks with a signal of 30, 0 with only set-aside signals of 0 (100 eligible)"
+            "P3 audit sheet — 20 of 30 tasks with a counted signal and 0 of 0 with only set-aside signals (100 eligible)"
         ),
         "{}",
         written.summary
@@ -53,9 +53,17 @@ fn a_reader_who_finds_most_signals_wrong_turns_a_pass_into_a_kill() {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     assert_eq!(
         lines[0],
-        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note"
+        "input,task,title,stratum,stratum_size,completed,signals,set_aside_by,genuine,note"
     );
     assert_eq!(lines.len(), 21);
+    // Each task with its own title, so the reader knows which work to look for.
+    assert!(
+        lines[1..].iter().all(|l| {
+            let fields: Vec<&str> = l.split(',').collect();
+            fields[2].strip_prefix("Task number ") == fields[1].strip_prefix("T-")
+        }),
+        "{text}"
+    );
     assert!(
         lines[1..]
             .iter()
@@ -197,7 +205,7 @@ fn a_sheet_with_nothing_read_decides_nothing_and_repeated_tasks_keep_their_count
     let written = write_audit(&twice, Some(100), &path).unwrap();
     assert!(
         written.summary.starts_with(
-            "P3 audit sheet — 30 tasks with a signal of 60, 0 with only set-aside signals of 0 (200 eligible)"
+            "P3 audit sheet — 30 of 60 tasks with a counted signal and 0 of 0 with only set-aside signals (200 eligible)"
         ),
         "{}",
         written.summary

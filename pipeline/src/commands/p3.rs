@@ -532,19 +532,21 @@ pub fn write_audit(
             &"--audit reads a filled sheet; `phase0 p3 audit` writes one: give one of them",
         ));
     }
-    let Analysed { prereg, report, .. } = analyse(args)?;
+    let Analysed {
+        prereg, report, boards, ..
+    } = analyse(args)?;
     let mut spec = prereg.spec.audit.clone();
     if let Some(n) = per_stratum {
         spec.per_stratum = n;
     }
     let analysis = &report.report.analysis;
-    let rows = p3_audit::sample(analysis, &spec);
+    let rows = p3_audit::sample(analysis, &boards, &spec);
     let bytes = p3_audit::write_sheet(&rows).map_err(|e| input(&e))?;
     let written = super::write_file_atomically(sheet, bytes)?;
     let of = |stratum: p3_audit::Stratum| rows.iter().filter(|r| r.stratum == stratum).count();
     let c = &analysis.counts;
     let summary = format!(
-        "P3 audit sheet — {} tasks with a signal of {}, {} with only set-aside signals of {} ({} eligible), at most {} \
+        "P3 audit sheet — {} of {} tasks with a counted signal and {} of {} with only set-aside signals ({} eligible), at most {} \
          per stratum, seed {}\n  written         {}\n  next            fill genuine (yes, no, unclear) and note; then \
          `phase0 p3 … --audit {}` with the same inputs\n",
         of(p3_audit::Stratum::Counted),

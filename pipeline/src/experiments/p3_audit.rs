@@ -12,9 +12,10 @@
 //!
 //! # The sheet (CSV, one row per sampled task)
 //!
-//! [`COLUMNS`] in order. `signals` lists the stratum's signals of the task (`signal at commit detail`, `; `
-//! between them) and `set_aside_by` the rules that set them aside (empty for `counted`; hide the column from a
-//! reader who should judge blind). The reader fills `genuine`: `yes` when at least one listed signal shows the
+//! [`COLUMNS`] in order. `title` is the task's title as its input last gave it (empty when the input has none),
+//! so a reader knows which work to look for; `signals` lists the stratum's signals of the task (`signal at commit
+//! detail`, `; ` between them) and `set_aside_by` the rules that set them aside (empty for `counted`; hide the
+//! column from a reader who should judge blind). The reader fills `genuine`: `yes` when at least one listed signal shows the
 //! completed work was wrong (or, for a `right.*` signal, checked), `no` when none does, `unclear`, or nothing (not
 //! read); and `note`. `unclear` and empty rows are not audited: counted, never guessed.
 //!
@@ -45,12 +46,14 @@ use serde::Serialize;
 use super::p2_audit::SheetError;
 use super::p3::{P3Analysis, Verdict};
 pub use crate::prereg::p3::P3AuditSpec as AuditSpec;
+use crate::scan::board::Board;
 use crate::stats::{self, Interval};
 
 /// The sheet's columns, in order.
-pub const COLUMNS: [&str; 9] = [
+pub const COLUMNS: [&str; 10] = [
     "input",
     "task",
+    "title",
     "stratum",
     "stratum_size",
     "completed",
@@ -88,6 +91,7 @@ impl Stratum {
 pub struct SheetRow {
     pub input: String,
     pub task: String,
+    pub title: String,
     pub stratum: Stratum,
     pub stratum_size: u64,
     pub completed: String,
@@ -139,7 +143,8 @@ fn populations(analysis: &P3Analysis) -> BTreeMap<Stratum, u64> {
 }
 
 /// The tasks to put on a sheet: per stratum, the first `per_stratum` by sha256(seed:input:task), in that order.
-pub fn sample(analysis: &P3Analysis, spec: &AuditSpec) -> Vec<SheetRow> {
+/// `boards` are the run's inputs, in the analysis's order; they give each sampled task its title.
+pub fn sample(analysis: &P3Analysis, boards: &[Board], spec: &AuditSpec) -> Vec<SheetRow> {
     let all = strata(analysis);
     let sizes = populations(analysis);
     let mut keyed: Vec<(Stratum, String, SheetRow)> = all
@@ -164,6 +169,7 @@ pub fn sample(analysis: &P3Analysis, spec: &AuditSpec) -> Vec<SheetRow> {
             let row = SheetRow {
                 input,
                 task,
+                title: String::new(),
                 stratum,
                 stratum_size: sizes[&stratum],
                 completed,
@@ -175,7 +181,7 @@ pub fn sample(analysis: &P3Analysis, spec: &AuditSpec) -> Vec<SheetRow> {
         .collect();
     keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     let mut taken: BTreeMap<Stratum, usize> = BTreeMap::new();
-    keyed
+    let mut rows: Vec<SheetRow> = keyed
         .into_iter()
         .filter(|(stratum, _, _)| {
             let n = taken.entry(*stratum).or_default();
@@ -183,7 +189,31 @@ pub fn sample(analysis: &P3Analysis, spec: &AuditSpec) -> Vec<SheetRow> {
             *n <= spec.per_stratum
         })
         .map(|(_, _, row)| row)
-        .collect()
+        .collect();
+    // Titles for the sampled tasks only, in one pass over the inputs; the first task of an id gives it (the sheet
+    // names an id once).
+    let path = |input: usize| analysis.inputs.get(input).map_or("", |i| i.path.as_str());
+    let mut titles: Vec<Option<String>> = vec![None; rows.len()];
+    {
+        let wanted: BTreeMap<(&str, &str), usize> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.input.as_str(), r.task.as_str()), i))
+            .collect();
+        for (index, board) in boards.iter().enumerate() {
+            for task in &board.tasks {
+                if let Some(&i) = wanted.get(&(path(index), task.id.as_str()))
+                    && titles[i].is_none()
+                {
+                    titles[i] = Some(task.title.clone());
+                }
+            }
+        }
+    }
+    for (row, title) in rows.iter_mut().zip(titles) {
+        row.title = title.unwrap_or_default();
+    }
+    rows
 }
 
 /// The sheet as CSV bytes, the reader's columns empty.
@@ -195,6 +225,7 @@ pub fn write_sheet(rows: &[SheetRow]) -> Result<Vec<u8>, csv::Error> {
         writer.write_record([
             r.input.as_str(),
             &r.task,
+            &r.title,
             r.stratum.id(),
             &size,
             &r.completed,
