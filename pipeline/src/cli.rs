@@ -284,7 +284,7 @@ pub enum P2Action {
     /// Write a stratified, seeded sample of the failures (tool bucket × detection) as a CSV sheet for a reader.
     #[command(after_help = P2_AUDIT_HELP)]
     Audit {
-        /// Failures sampled per stratum (default: the prereg's `[audit] per_stratum`).
+        /// Failures sampled per stratum, 1 to 1000 (default: the prereg's `[audit] per_stratum`).
         #[arg(long)]
         per_stratum: Option<usize>,
         /// The sheet to write.
@@ -300,7 +300,7 @@ pub enum P3Action {
     /// reader.
     #[command(after_help = P3_AUDIT_HELP)]
     Audit {
-        /// Tasks sampled per stratum (default: the prereg's `[audit] per_stratum`).
+        /// Tasks sampled per stratum, 1 to 1000 (default: the prereg's `[audit] per_stratum`).
         #[arg(long)]
         per_stratum: Option<usize>,
         /// The sheet to write.

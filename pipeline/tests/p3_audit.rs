@@ -217,3 +217,22 @@ fn a_sheet_with_nothing_read_decides_nothing_and_repeated_tasks_keep_their_count
         "{text}"
     );
 }
+
+#[test]
+fn a_sample_of_nothing_is_refused_before_the_inputs_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The input does not exist: the refusal comes first.
+    let missing = tmp.path().join("missing.jsonl");
+    let sheet = tmp.path().join("audit.csv");
+    for (n, expected) in [
+        (0, "--per-stratum 0 is outside [1, 1000]"),
+        (1001, "--per-stratum 1001 is outside [1, 1000]"),
+    ] {
+        let error = write_audit(&args(tmp.path(), missing.clone(), None), Some(n), &sheet).unwrap_err();
+        assert_eq!(error.to_string(), expected);
+        assert!(!sheet.exists());
+    }
+    let input = export(tmp.path());
+    write_audit(&args(tmp.path(), input, None), Some(1000), &sheet).unwrap();
+    assert_eq!(std::fs::read_to_string(&sheet).unwrap().lines().count(), 31);
+}

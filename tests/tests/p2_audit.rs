@@ -185,3 +185,28 @@ fn a_bad_sheet_names_its_line_and_writes_nothing() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn a_sample_of_nothing_is_refused_before_the_scan() {
+    let sandbox = Sandbox::new();
+    let repo = fixture(&sandbox);
+    let sheet = sandbox.path().join("a.csv");
+    for (n, expected) in [
+        ("0", "phase0: --per-stratum 0 is outside [1, 1000]\n"),
+        ("1001", "phase0: --per-stratum 1001 is outside [1, 1000]\n"),
+    ] {
+        let output = phase0(&[
+            "p2",
+            "--repo",
+            s(&repo),
+            "audit",
+            "--per-stratum",
+            n,
+            "--out",
+            s(&sheet),
+        ]);
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&output.stderr), expected);
+        assert!(!sheet.exists());
+    }
+}

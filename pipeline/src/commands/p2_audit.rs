@@ -103,6 +103,9 @@ fn evidence(failure: &p2::Failure) -> &'static str {
 
 pub fn write(args: &P2AuditArgs) -> Result<P2AuditOutcome, CommandError> {
     let input = |error: &dyn std::fmt::Display| CommandError::Input(error.to_string());
+    if let Some(refused) = crate::prereg::per_stratum_refused(args.per_stratum) {
+        return Err(input(&refused));
+    }
     let Scanned {
         saves,
         prereg,

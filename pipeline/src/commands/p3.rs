@@ -532,6 +532,9 @@ pub fn write_audit(
             &"--audit reads a filled sheet; `phase0 p3 audit` writes one: give one of them",
         ));
     }
+    if let Some(refused) = crate::prereg::per_stratum_refused(per_stratum) {
+        return Err(input(&refused));
+    }
     let Analysed {
         prereg, report, boards, ..
     } = analyse(args)?;

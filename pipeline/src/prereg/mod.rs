@@ -219,10 +219,29 @@ impl Prereg<P3Spec> {
     }
 }
 
+/// The sample sizes per stratum an audit sheet may have, from `[audit] per_stratum` or `--per-stratum`.
+pub const PER_STRATUM: std::ops::RangeInclusive<usize> = 1..=1000;
+
+/// `--per-stratum N` of `phase0 p2 audit` and `phase0 p3 audit`: `None` when it is in [`PER_STRATUM`] (or not
+/// given), otherwise the message to refuse it with.
+pub fn per_stratum_refused(n: Option<usize>) -> Option<String> {
+    n.filter(|n| !PER_STRATUM.contains(n)).map(|n| {
+        format!(
+            "--per-stratum {n} is outside [{}, {}]",
+            PER_STRATUM.start(),
+            PER_STRATUM.end()
+        )
+    })
+}
+
 /// An `[audit]` table's bounds (P2's and P3's): a sample of 1 to 1000 per stratum, 100 to 100,000 draws.
 fn validate_audit(per_stratum: usize, replicates: u32) -> Result<(), String> {
-    if !(1..=1000).contains(&per_stratum) {
-        return Err(format!("audit.per_stratum = {per_stratum} is outside [1, 1000]"));
+    if !PER_STRATUM.contains(&per_stratum) {
+        return Err(format!(
+            "audit.per_stratum = {per_stratum} is outside [{}, {}]",
+            PER_STRATUM.start(),
+            PER_STRATUM.end()
+        ));
     }
     if !(100..=100_000).contains(&replicates) {
         return Err(format!("audit.replicates = {replicates} is outside [100, 100000]"));
