@@ -393,7 +393,10 @@ fn the_audit_action_follows_the_inputs_and_refuses_a_misplaced_out() {
     );
     let text = std::fs::read_to_string(&sheet).unwrap();
     assert_eq!(text.lines().count(), 4, "{text}");
-    assert!(text.contains(",SHOP-3,counted,3,"), "{text}");
+    assert!(
+        text.contains(",SHOP-3,Cart total ignores discount codes,counted,3,"),
+        "{text}"
+    );
     let misplaced = e2e::phase0()
         .current_dir(dir.path())
         .args(["p3", jira.to_str().unwrap(), "--out", "elsewhere.csv", "audit"])
