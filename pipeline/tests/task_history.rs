@@ -783,8 +783,8 @@ fn version_two_sets_each_artifact_aside_task_by_task() {
         format!(
             "input,task,signal,at,commit,excluded_by,completed,detail\n{bulk}\
              .beads/issues.jsonl,bd-corrupt,wrong.reopened,2026-01-12T09:00:00Z,{},reverted,2026-01-03T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,\n\
-             .beads/issues.jsonl,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,\n\
+             .beads/issues.jsonl,bd-impl,wrong.commit,2026-01-04T09:05:00Z,{},implementing-commit,2026-01-04T09:00:00Z,fix(bd-impl): finish the parser\n\
+             .beads/issues.jsonl,bd-later,wrong.commit,2026-01-10T09:00:00Z,{},,2026-01-03T09:00:00Z,fix: bd-later breaks on empty input; reopen bd-b01..bd-b11\n\
              .beads/issues.jsonl,bd-luso,wrong.reopened,2026-01-06T09:00:00Z,{},,2026-01-05T09:00:00Z,\n\
              .beads/issues.jsonl,bd-origin,wrong.follow-up,2026-01-08T09:20:00Z,{},split-work,2026-01-08T09:00:00Z,follow-up bd-split\n\
              .beads/issues.jsonl,bd-origin2,wrong.follow-up,2026-01-15T12:00:00Z,{},,2026-01-08T09:00:00Z,follow-up bd-follow\n\
@@ -1031,9 +1031,19 @@ fn version_three_sets_each_new_artifact_aside_task_by_task() {
     assert_eq!(tasks, format!("input,id,completed,censored,signals\n{expected}"));
     // Version 2 reads `.beads/issues.jsonl` alone; version 3 the task files of `.beads` as one input.
     let input = std::cell::Cell::new(".beads/issues.jsonl");
+    // A `wrong.commit` row's detail is its commit's subject.
+    let subject = |task: &str| match task {
+        "bd-body" => "fix: tidy the lexer",
+        "bd-fix" => "fix(bd-fix): crash on empty input",
+        "bd-move" => "Fix bd-move: implement export",
+        "bd-renum" => "Fix bd-renum: cycle warnings",
+        "bd-see" => "fix: lexer edge case (see bd-see)",
+        _ => "",
+    };
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str, completed: &str| {
         let input = input.get();
-        format!("{input},{task},{signal},2026-02-{at}T09:00:00Z,{commit},{rule},{completed},\n")
+        let detail = if signal == "wrong.commit" { subject(task) } else { "" };
+        format!("{input},{task},{signal},2026-02-{at}T09:00:00Z,{commit},{rule},{completed},{detail}\n")
     };
     let small = |rule: &str| -> String {
         (1..=3)
@@ -1173,12 +1183,26 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
     assert_eq!(tasks, tasks_csv(v3_signals));
     let v3_rows = [
         "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
-        row("bd-back", "wrong.commit", "04", c(4), "", ""),
-        row("bd-gone", "wrong.commit", "05", c(5), "", ""),
+        row(
+            "bd-back",
+            "wrong.commit",
+            "04",
+            c(4),
+            "",
+            "Fix bd-back: implement export",
+        ),
+        row("bd-gone", "wrong.commit", "05", c(5), "", "fix(bd-gone): empty input"),
         row("bd-link", "wrong.follow-up", "03", c(3), "", "follow-up bd-fu"),
         row("bd-ok1", "wrong.reopened", "09", c(9), "", ""),
         row("bd-ok2", "wrong.reopened", "09", c(9), "", ""),
-        row("bd-retitle", "wrong.commit", "07", c(7), "", ""),
+        row(
+            "bd-retitle",
+            "wrong.commit",
+            "07",
+            c(7),
+            "",
+            "fix(bd-retitle): escape the docs",
+        ),
         row("bd-s1", "wrong.reopened", "08", c(8), "stale-overwrite", ""),
         row("bd-s2", "wrong.reopened", "08", c(8), "", ""),
     ];
@@ -1210,8 +1234,22 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
         signals,
         [
             "input,task,signal,at,commit,excluded_by,completed,detail\n".to_owned(),
-            row("bd-back", "wrong.commit", "04", c(4), "identity-changed", ""),
-            row("bd-gone", "wrong.commit", "05", c(5), "identity-changed", ""),
+            row(
+                "bd-back",
+                "wrong.commit",
+                "04",
+                c(4),
+                "identity-changed",
+                "Fix bd-back: implement export"
+            ),
+            row(
+                "bd-gone",
+                "wrong.commit",
+                "05",
+                c(5),
+                "identity-changed",
+                "fix(bd-gone): empty input"
+            ),
             row(
                 "bd-link",
                 "wrong.follow-up",
@@ -1222,7 +1260,14 @@ fn version_four_sets_each_new_artifact_aside_task_by_task() {
             ),
             row("bd-ok1", "wrong.reopened", "09", c(9), "", ""),
             row("bd-ok2", "wrong.reopened", "09", c(9), "", ""),
-            row("bd-retitle", "wrong.commit", "07", c(7), "", ""),
+            row(
+                "bd-retitle",
+                "wrong.commit",
+                "07",
+                c(7),
+                "",
+                "fix(bd-retitle): escape the docs"
+            ),
             row("bd-s1", "wrong.reopened", "08", c(8), "stale-overwrite", ""),
             row("bd-s2", "wrong.reopened", "08", c(8), "stale-reset", ""),
         ]
@@ -1246,8 +1291,14 @@ fn version_five_sets_each_new_artifact_aside_task_by_task() {
     let fx = Fixture::build("artifacts_v5.sh");
     let c = |n: usize| fx.rev(&format!("HEAD~{}", 6 - n));
     let done = "2026-03-02T09:00:00Z";
+    // A `wrong.commit` row's detail is its commit's subject.
     let row = |task: &str, signal: &str, at: &str, commit: String, rule: &str| {
-        signal_row(task, signal, at, &commit, rule, done, "")
+        let detail = match (signal, task) {
+            ("wrong.commit", "bd-late") => "fix(bd-late): handle empty input",
+            ("wrong.commit", "bd-own") => "fix(bd-own): implement the parser",
+            _ => "",
+        };
+        signal_row(task, signal, at, &commit, rule, done, detail)
     };
     let tasks_csv = |signals: [&str; 6]| {
         tasks_table(

@@ -455,7 +455,8 @@ pub struct SignalRow {
     pub commit: String,
     /// `None`: counted; otherwise the exclusion rule that left it out.
     pub excluded_by: Option<&'static str>,
-    /// The task's first completion, and what else identifies the evidence (a follow-up's id, a status).
+    /// The task's first completion, and what else identifies the evidence (a follow-up's id, a status, a commit's
+    /// subject).
     pub completed: String,
     pub detail: String,
 }
@@ -526,6 +527,9 @@ pub struct Mention {
     pub in_subject: bool,
     /// Its author time (version 5 measures the quiet period to the earlier of the two).
     pub authored: Timestamp,
+    /// Its subject, as written: the signal's detail, so a reader of `p3-signals.csv` or an audit sheet sees what the
+    /// commit says without looking it up.
+    pub subject: String,
 }
 
 /// Whether `subject` names `id` (lower case) as a token not right after one of `passing` (lower case).
@@ -573,6 +577,7 @@ pub fn commit_mentions(
                 commit: row.id.to_string(),
                 in_subject,
                 authored,
+                subject: row.subject.to_string(),
             });
         }
     }
@@ -1036,6 +1041,7 @@ pub fn analyze_with_commits(
                     commit,
                     in_subject,
                     authored,
+                    subject,
                 } in times.iter().filter(|m| in_window(m.at))
                 {
                     // Version 5: a commit authored inside the quiet period and landed later is still own work.
@@ -1052,7 +1058,7 @@ pub fn analyze_with_commits(
                         None
                     };
                     lookups.push((found.len(), Lookup::Time(*at)));
-                    found.push(row("wrong.commit", *at, commit, excluded_by, String::new()));
+                    found.push(row("wrong.commit", *at, commit, excluded_by, subject.clone()));
                 }
             }
             // Version 4: the id must name, at the signal, the task it named at the completion.
