@@ -549,8 +549,8 @@ pub fn write_audit(
     let of = |stratum: p3_audit::Stratum| rows.iter().filter(|r| r.stratum == stratum).count();
     let c = &analysis.counts;
     let summary = format!(
-        "P3 audit sheet — {} of {} tasks with a counted signal and {} of {} with only set-aside signals ({} eligible), at most {} \
-         per stratum, seed {}\n  written         {}\n  next            fill genuine (yes, no, unclear) and note; then \
+        "P3 audit sheet — {} of {} tasks with a counted signal and {} of {} with only set-aside signals ({} eligible), \
+         at most {} per stratum, seed {}\n  written         {}\n  next            fill genuine (yes, no, unclear) and note; then \
          `phase0 p3 … --audit {}` with the same inputs\n",
         of(p3_audit::Stratum::Counted),
         c.with_signal,

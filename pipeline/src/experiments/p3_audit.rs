@@ -15,9 +15,9 @@
 //! [`COLUMNS`] in order. `title` is the task's title as its input last gave it (empty when the input has none),
 //! so a reader knows which work to look for; `signals` lists the stratum's signals of the task (`signal at commit
 //! detail`, `; ` between them) and `set_aside_by` the rules that set them aside (empty for `counted`; hide the
-//! column from a reader who should judge blind). The reader fills `genuine`: `yes` when at least one listed signal shows the
-//! completed work was wrong (or, for a `right.*` signal, checked), `no` when none does, `unclear`, or nothing (not
-//! read); and `note`. `unclear` and empty rows are not audited: counted, never guessed.
+//! column from a reader who should judge blind). The reader fills `genuine`: `yes` when at least one listed signal
+//! shows the completed work was wrong (or, for a `right.*` signal, checked), `no` when none does, `unclear`, or
+//! nothing (not read); and `note`. `unclear` and empty rows are not audited: counted, never guessed.
 //!
 //! # The corrected base rate
 //!
