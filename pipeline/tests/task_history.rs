@@ -1890,3 +1890,50 @@ fn the_summary_says_how_far_the_verdict_rests_on_the_rules() {
         ]
     );
 }
+
+/// `phase0 p3 --repo … audit`: each signal on the sheet shows the subject of the commit that shows it, unless its
+/// detail already is that subject (a `wrong.commit`), and each task its title.
+#[test]
+fn an_audit_sheet_from_a_repository_shows_each_signals_commit_subject() {
+    use pipeline::commands::p3::{P3Args, write_audit};
+    let fx = Fixture::build("artifacts.sh");
+    let c = |n: usize| fx.rev(&format!("HEAD~{n}"));
+    let prereg = fx.tmp.path().join("p3-v2.toml");
+    std::fs::write(&prereg, include_str!("data/p3-v2.toml")).unwrap();
+    let sheet = fx.tmp.path().join("audit.csv");
+    let args = P3Args {
+        format: "auto".into(),
+        out: fx.tmp.path().join("reports"),
+        as_of: Some("2026-06-01".into()),
+        repo: Some(fx.root.clone()),
+        prereg: Some(prereg),
+        ..P3Args::default()
+    };
+    write_audit(&args, Some(100), &sheet).unwrap();
+    let text = std::fs::read_to_string(&sheet).unwrap();
+    let row = |task: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(",{task},")))
+            .unwrap_or_else(|| panic!("{task} not on the sheet:\n{text}"))
+            .to_owned()
+    };
+    assert!(
+        row("bd-luso").contains(&format!(
+            ",wrong.reopened 2026-01-06T09:00:00Z {} (subject: bd sync: from an older clone; reopen bd-luso),",
+            c(11)
+        )),
+        "{text}"
+    );
+    let later = row("bd-later");
+    assert!(
+        later.contains(&format!(
+            "wrong.commit 2026-01-10T09:00:00Z {} fix: bd-later breaks on empty input; reopen bd-b01..bd-b11",
+            c(6)
+        )) && !later.contains("(subject:"),
+        "{later}"
+    );
+    assert!(
+        row("bd-luso").starts_with(".beads/issues.jsonl,bd-luso,Task bd-luso,counted,"),
+        "{text}"
+    );
+}

@@ -543,7 +543,12 @@ pub fn write_audit(
         spec.per_stratum = n;
     }
     let analysis = &report.report.analysis;
-    let rows = p3_audit::sample(analysis, &boards, &spec);
+    // The subjects of the commits the sampled signals name, when the task files come from a repository.
+    let repo = args.repo.as_deref().and_then(|path| crate::scan::git::open(path).ok());
+    let rows = p3_audit::sample(analysis, &boards, &spec, |commits| match &repo {
+        Some(repo) => crate::scan::git::commit_subjects(repo, commits),
+        None => Default::default(),
+    });
     let bytes = p3_audit::write_sheet(&rows).map_err(|e| input(&e))?;
     let written = super::write_file_atomically(sheet, bytes)?;
     let of = |stratum: p3_audit::Stratum| rows.iter().filter(|r| r.stratum == stratum).count();

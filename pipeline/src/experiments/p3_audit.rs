@@ -143,14 +143,47 @@ fn populations(analysis: &P3Analysis) -> BTreeMap<Stratum, u64> {
 }
 
 /// The tasks to put on a sheet: per stratum, the first `per_stratum` by sha256(seed:input:task), in that order.
-/// `boards` are the run's inputs, in the analysis's order; they give each sampled task its title.
-pub fn sample(analysis: &P3Analysis, boards: &[Board], spec: &AuditSpec) -> Vec<SheetRow> {
+/// `boards` are the run's inputs, in the analysis's order; they give each sampled task its title. `subjects` is
+/// asked once, with the commits the sampled rows' signals name, for the subjects it knows (a repository's; nothing
+/// without one): a signal whose detail is not already its commit's subject shows it.
+pub fn sample(
+    analysis: &P3Analysis,
+    boards: &[Board],
+    spec: &AuditSpec,
+    subjects: impl FnOnce(&[&str]) -> BTreeMap<String, String>,
+) -> Vec<SheetRow> {
     let all = strata(analysis);
     let sizes = populations(analysis);
-    let mut keyed: Vec<(Stratum, String, SheetRow)> = all
-        .into_iter()
-        .map(|((input, task), (stratum, completed, evidence))| {
+    let mut keyed: Vec<(Stratum, String, &(String, String))> = all
+        .iter()
+        .map(|(id @ (input, task), (stratum, ..))| {
             let key = crate::prereg::sha256_hex(format!("{}:{input}:{task}", spec.seed).as_bytes());
+            (*stratum, key, id)
+        })
+        .collect();
+    keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut taken: BTreeMap<Stratum, usize> = BTreeMap::new();
+    let chosen: Vec<&(String, String)> = keyed
+        .into_iter()
+        .filter(|(stratum, _, _)| {
+            let n = taken.entry(*stratum).or_default();
+            *n += 1;
+            *n <= spec.per_stratum
+        })
+        .map(|(_, _, id)| id)
+        .collect();
+
+    let commits: BTreeSet<&str> = chosen
+        .iter()
+        .flat_map(|id| all[*id].2.iter().map(|e| e.commit.as_str()))
+        .filter(|commit| !commit.is_empty())
+        .collect();
+    let subjects = subjects(&commits.into_iter().collect::<Vec<_>>());
+    let titles = titles(analysis, boards, &chosen);
+    chosen
+        .into_iter()
+        .map(|id @ (input, task)| {
+            let (stratum, completed, evidence) = &all[id];
             let signals = evidence
                 .iter()
                 .map(|e| {
@@ -161,59 +194,48 @@ pub fn sample(analysis: &P3Analysis, boards: &[Board], spec: &AuditSpec) -> Vec<
                             text.push_str(part);
                         }
                     }
+                    if let Some(subject) = subjects.get(&e.commit).filter(|s| **s != e.detail) {
+                        text.push_str(&format!(" (subject: {subject})"));
+                    }
                     text
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
             let rules: BTreeSet<&str> = evidence.iter().filter_map(|e| e.excluded_by).collect();
-            let row = SheetRow {
-                input,
-                task,
-                title: String::new(),
-                stratum,
-                stratum_size: sizes[&stratum],
-                completed,
+            SheetRow {
+                input: input.clone(),
+                task: task.clone(),
+                title: titles.get(id).cloned().unwrap_or_default(),
+                stratum: *stratum,
+                stratum_size: sizes[stratum],
+                completed: completed.clone(),
                 signals,
                 set_aside_by: rules.into_iter().collect::<Vec<_>>().join(", "),
-            };
-            (stratum, key, row)
+            }
         })
-        .collect();
-    keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let mut taken: BTreeMap<Stratum, usize> = BTreeMap::new();
-    let mut rows: Vec<SheetRow> = keyed
-        .into_iter()
-        .filter(|(stratum, _, _)| {
-            let n = taken.entry(*stratum).or_default();
-            *n += 1;
-            *n <= spec.per_stratum
-        })
-        .map(|(_, _, row)| row)
-        .collect();
-    // Titles for the sampled tasks only, in one pass over the inputs; the first task of an id gives it (the sheet
-    // names an id once).
+        .collect()
+}
+
+/// The titles of the tasks `chosen` names, in one pass over the inputs; the first task of an id gives it (a sheet
+/// names an id once).
+fn titles(analysis: &P3Analysis, boards: &[Board], chosen: &[&(String, String)]) -> BTreeMap<(String, String), String> {
     let path = |input: usize| analysis.inputs.get(input).map_or("", |i| i.path.as_str());
-    let mut titles: Vec<Option<String>> = vec![None; rows.len()];
-    {
-        let wanted: BTreeMap<(&str, &str), usize> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| ((r.input.as_str(), r.task.as_str()), i))
-            .collect();
-        for (index, board) in boards.iter().enumerate() {
-            for task in &board.tasks {
-                if let Some(&i) = wanted.get(&(path(index), task.id.as_str()))
-                    && titles[i].is_none()
-                {
-                    titles[i] = Some(task.title.clone());
-                }
+    let wanted: BTreeSet<(&str, &str)> = chosen
+        .iter()
+        .map(|(input, task)| (input.as_str(), task.as_str()))
+        .collect();
+    let mut titles = BTreeMap::new();
+    for (index, board) in boards.iter().enumerate() {
+        for task in &board.tasks {
+            let id = (path(index), task.id.as_str());
+            if wanted.contains(&id) {
+                titles
+                    .entry((id.0.to_owned(), id.1.to_owned()))
+                    .or_insert_with(|| task.title.clone());
             }
         }
     }
-    for (row, title) in rows.iter_mut().zip(titles) {
-        row.title = title.unwrap_or_default();
-    }
-    rows
+    titles
 }
 
 /// The sheet as CSV bytes, the reader's columns empty.

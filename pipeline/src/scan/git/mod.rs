@@ -185,6 +185,24 @@ pub fn open(path: &Path) -> Result<gix::ThreadSafeRepository, GitScanError> {
     })
 }
 
+/// The subject of each commit `ids` names (full hex), decoded as the walk decodes it. An id that names no readable
+/// commit (a mirror may lack it) is left out.
+pub fn commit_subjects(repo: &gix::ThreadSafeRepository, ids: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let repo = repo.to_thread_local();
+    ids.iter()
+        .filter_map(|hex| {
+            let id = ObjectId::from_hex(hex.as_bytes()).ok()?;
+            let object = repo.find_object(id).ok()?;
+            if object.kind != gix::object::Kind::Commit {
+                return None;
+            }
+            let header = parse_header(&object.data).ok()?;
+            let (message, _) = decode_message(header.message, header.encoding);
+            Some(((*hex).to_owned(), parse_message(message.as_bytes()).subject))
+        })
+        .collect()
+}
+
 /// Walks the history reachable from `options.rev` and decodes every commit (in parallel).
 pub fn walk(repo: &gix::ThreadSafeRepository, options: &WalkOptions) -> Result<History, GitScanError> {
     walk_remembering(repo, options, &mut NothingRemembered).map(|(history, _)| history)
