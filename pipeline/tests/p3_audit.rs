@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use pipeline::commands::p3::{P3Args, run, write_audit};
 
+/// A sheet's header as written before the `title` column came in: columns are read by name, so it reads the same.
+const OLD_HEADER: &str = "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\n";
+
 /// 100 completed tasks, 30 of them with an explicit `wrong` outcome: a base rate of 30% [21.9%, 39.6%], a PASS.
 fn export(dir: &Path) -> PathBuf {
     let rows: String = (0..100)
@@ -134,11 +137,7 @@ fn a_sheet_that_does_not_fit_is_named_with_its_line() {
     let tmp = tempfile::tempdir().unwrap();
     let input = export(tmp.path());
     let sheet = tmp.path().join("bad.csv");
-    std::fs::write(
-        &sheet,
-        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\nx,T-0,counted,1,,,,perhaps,\n",
-    )
-    .unwrap();
+    std::fs::write(&sheet, &format!("{OLD_HEADER}x,T-0,counted,1,,,,perhaps,\n")).unwrap();
     let error = run(&args(tmp.path(), input.clone(), Some(sheet.clone()))).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -150,11 +149,7 @@ fn a_sheet_that_does_not_fit_is_named_with_its_line() {
     assert_eq!(error.exit_code(), 2);
     assert!(!tmp.path().join("reports").exists(), "nothing written");
     // Rows of tasks the run does not have in that stratum are left out and named.
-    std::fs::write(
-        &sheet,
-        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\nelsewhere.jsonl,T-0,counted,1,,,,no,\n",
-    )
-    .unwrap();
+    std::fs::write(&sheet, &format!("{OLD_HEADER}elsewhere.jsonl,T-0,counted,1,,,,no,\n")).unwrap();
     let outcome = run(&args(tmp.path(), input, Some(sheet))).unwrap();
     assert!(
         outcome.summary.contains(
@@ -177,11 +172,7 @@ fn a_sheet_with_nothing_read_decides_nothing_and_repeated_tasks_keep_their_count
     let tmp = tempfile::tempdir().unwrap();
     let input = export(tmp.path());
     let sheet = tmp.path().join("empty.csv");
-    std::fs::write(
-        &sheet,
-        "input,task,stratum,stratum_size,completed,signals,set_aside_by,genuine,note\n",
-    )
-    .unwrap();
+    std::fs::write(&sheet, OLD_HEADER).unwrap();
     let outcome = run(&args(tmp.path(), input.clone(), Some(sheet))).unwrap();
     assert!(
         outcome.summary.contains("  verdict         PASS: ")

@@ -385,12 +385,7 @@ fn the_audit_action_follows_the_inputs_and_refuses_a_misplaced_out() {
         .arg(&sheet)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    e2e::stdout_of_success(&output);
     let text = std::fs::read_to_string(&sheet).unwrap();
     assert_eq!(text.lines().count(), 4, "{text}");
     assert!(
