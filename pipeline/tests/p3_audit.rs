@@ -137,7 +137,7 @@ fn a_sheet_that_does_not_fit_is_named_with_its_line() {
     let tmp = tempfile::tempdir().unwrap();
     let input = export(tmp.path());
     let sheet = tmp.path().join("bad.csv");
-    std::fs::write(&sheet, &format!("{OLD_HEADER}x,T-0,counted,1,,,,perhaps,\n")).unwrap();
+    std::fs::write(&sheet, format!("{OLD_HEADER}x,T-0,counted,1,,,,perhaps,\n")).unwrap();
     let error = run(&args(tmp.path(), input.clone(), Some(sheet.clone()))).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -149,7 +149,7 @@ fn a_sheet_that_does_not_fit_is_named_with_its_line() {
     assert_eq!(error.exit_code(), 2);
     assert!(!tmp.path().join("reports").exists(), "nothing written");
     // Rows of tasks the run does not have in that stratum are left out and named.
-    std::fs::write(&sheet, &format!("{OLD_HEADER}elsewhere.jsonl,T-0,counted,1,,,,no,\n")).unwrap();
+    std::fs::write(&sheet, format!("{OLD_HEADER}elsewhere.jsonl,T-0,counted,1,,,,no,\n")).unwrap();
     let outcome = run(&args(tmp.path(), input, Some(sheet))).unwrap();
     assert!(
         outcome.summary.contains(
